@@ -1,0 +1,82 @@
+"""Who may do what in a project. Every HTML view and API view goes through here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
+from typing import TYPE_CHECKING, Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+
+from curation.models import Membership, Project, Role
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+ANY_MEMBER: tuple[Role, ...] = tuple(Role)
+# Records with their gold labels: annotators are kept blind to those, so they label from their
+# queue instead of browsing.
+RECORD_READERS: tuple[Role, ...] = (Role.REVIEWER, Role.MANAGER)
+MANAGERS: tuple[Role, ...] = (Role.MANAGER,)
+
+
+@dataclass(frozen=True)
+class ProjectAccess:
+    project: Project
+    roles: frozenset[str]
+    is_superuser: bool
+
+    def has(self, *roles: str) -> bool:
+        return self.is_superuser or bool(self.roles.intersection(roles))
+
+    # For templates, which cannot pass arguments.
+    @property
+    def can_read_records(self) -> bool:
+        return self.has(*RECORD_READERS)
+
+    @property
+    def is_manager(self) -> bool:
+        return self.has(*MANAGERS)
+
+
+def project_access(
+    user: AbstractBaseUser | AnonymousUser, slug: str, allowed: tuple[Role, ...]
+) -> ProjectAccess:
+    """The project behind `slug` as `user` may see it.
+
+    Raises Http404 for people outside the project, so that its existence does not leak, and
+    PermissionDenied for members whose roles do not include one of `allowed`.
+    """
+    try:
+        project = Project.objects.get(slug=slug)
+    except Project.DoesNotExist:
+        raise Http404("No such project.") from None
+    if not user.is_authenticated:
+        raise Http404("No such project.")
+    roles = frozenset(
+        Membership.objects.filter(project=project, user=user).values_list("role", flat=True)
+    )
+    access = ProjectAccess(project=project, roles=roles, is_superuser=user.is_superuser)
+    if not roles and not access.is_superuser:
+        raise Http404("No such project.")
+    if not access.has(*allowed):
+        raise PermissionDenied("Your role in this project does not allow this.")
+    return access
+
+
+def project_view(
+    allowed: tuple[Role, ...],
+) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """Decorate a view taking (request, access, ...) so that it receives a checked ProjectAccess."""
+
+    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @wraps(view)
+        def wrapper(request: HttpRequest, slug: str, *args: Any, **kwargs: Any) -> HttpResponse:
+            access = project_access(request.user, slug, allowed)
+            return view(request, access, *args, **kwargs)
+
+        return wrapper
+
+    return decorator

@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from curation.models.base import TimeStampedModel
+
+
+class Role(models.TextChoices):
+    ANNOTATOR = "annotator", "Annotator"
+    AUTHOR = "author", "Author"
+    REVIEWER = "reviewer", "Reviewer"
+    MANAGER = "manager", "Manager"
+
+
+class Project(TimeStampedModel):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=80, unique=True)
+    description = models.TextField(blank=True)
+    license = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(TimeStampedModel):
+    """One role of one user in one project; a user may hold several roles in a project."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=20, choices=Role.choices)
+
+    class Meta:
+        ordering = ["project", "user", "role"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "user", "role"], name="membership_one_role_once"
+            ),
+        ]
+        # The unique constraint's index (project, user, role) serves "which roles does this
+        # user hold here?", asked on every project page.
+        indexes = [
+            # The home page: "which projects am I in?".
+            models.Index(fields=["user", "project"], name="membership_by_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} as {self.role} in {self.project}"

@@ -1,0 +1,33 @@
+"""Reads: querysets and small summaries the views and API share."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.db.models import Count, QuerySet
+
+from curation.models import Membership, Project, Record
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+
+def projects_for_user(user: AbstractBaseUser) -> QuerySet[Project]:
+    """The projects `user` is a member of; superusers see every project."""
+    if user.is_superuser:
+        return Project.objects.all()
+    return Project.objects.filter(memberships__user=user).distinct()
+
+
+def memberships_of(project: Project) -> QuerySet[Membership]:
+    return project.memberships.select_related("user").order_by("user__username", "role")
+
+
+def record_counts_by_category(project: Project) -> list[dict[str, object]]:
+    """Rows of {category, gold_label, n}, one aggregate query whatever the number of records."""
+    return list(
+        Record.objects.filter(project=project)
+        .values("category__name", "gold_label")
+        .annotate(n=Count("id"))
+        .order_by("category__name", "gold_label")
+    )

@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.db import transaction
+
+from curation.models import Category, Membership, Project, RiskType, Role
+from curation.models.taxonomy import RJUDGE_CATEGORIES, RJUDGE_RISK_TYPES
+from curation.services.audit import audit_log
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+
+@transaction.atomic
+def project_create(
+    *,
+    actor: AbstractBaseUser | None,
+    name: str,
+    slug: str,
+    description: str = "",
+    license: str = "",
+) -> Project:
+    """Create a project seeded with R-Judge's categories and risk types; its creator manages it."""
+    project = Project(name=name, slug=slug, description=description, license=license)
+    project.full_clean()
+    project.save()
+    Category.objects.bulk_create(
+        Category(project=project, name=category_name) for category_name in RJUDGE_CATEGORIES
+    )
+    RiskType.objects.bulk_create(
+        RiskType(project=project, slug=risk_slug, name=risk_name, position=position)
+        for position, (risk_slug, risk_name) in enumerate(RJUDGE_RISK_TYPES)
+    )
+    if actor is not None and actor.is_authenticated:
+        Membership.objects.create(project=project, user=actor, role=Role.MANAGER)
+    audit_log(
+        actor=actor,
+        action="curation.project.created",
+        project=project,
+        obj=project,
+        after={"name": name, "slug": slug},
+    )
+    return project
+
+
+@transaction.atomic
+def membership_grant(
+    *, actor: AbstractBaseUser | None, project: Project, user: AbstractBaseUser, role: Role
+) -> Membership:
+    """Give `user` a role in `project`; granting a role they already hold changes nothing."""
+    membership, created = Membership.objects.get_or_create(project=project, user=user, role=role)
+    if created:
+        audit_log(
+            actor=actor,
+            action="curation.membership.granted",
+            project=project,
+            obj=membership,
+            after={"user": user.get_username(), "role": role},
+        )
+    return membership
+
+
+@transaction.atomic
+def membership_revoke(*, actor: AbstractBaseUser | None, membership: Membership) -> None:
+    audit_log(
+        actor=actor,
+        action="curation.membership.revoked",
+        project=membership.project,
+        obj=membership,
+        before={"user": membership.user.get_username(), "role": membership.role},
+    )
+    membership.delete()

@@ -1,0 +1,23 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from curation.views import core, exports, imports, records
+
+app_name = "curation"
+
+urlpatterns = [
+    path("projects/new/", core.project_new, name="project_new"),
+    path("p/<slug:slug>/", core.project_overview, name="project"),
+    path("p/<slug:slug>/members/", core.members, name="members"),
+    path(
+        "p/<slug:slug>/members/<int:membership_id>/remove/",
+        core.member_remove,
+        name="member_remove",
+    ),
+    path("p/<slug:slug>/records/", records.record_list, name="record_list"),
+    path("p/<slug:slug>/records/<int:record_id>/", records.record_detail, name="record_detail"),
+    path("p/<slug:slug>/imports/", imports.import_list, name="import_list"),
+    path("p/<slug:slug>/imports/<int:batch_id>/", imports.import_detail, name="import_detail"),
+    path("p/<slug:slug>/export/rjudge.zip", exports.export_rjudge, name="export_rjudge"),
+]

@@ -1,0 +1,12 @@
+"""Placeholder: implemented in the foundation work in progress."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+
+
+def _todo(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+    raise NotImplementedError
+
+
+export_rjudge = _todo

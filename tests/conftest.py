@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.test import Client
+
+from curation.models import Project, Role
+from curation.services.projects import membership_grant, project_create
+from tests.factories import UserFactory
+
+# The real R-Judge dataset, kept beside the repository (never copied into it).
+RJUDGE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "r-judge"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Tests render pages without running collectstatic: serve static files from the source
+    # folders, as development does, instead of from a hashed manifest.
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    settings.WHITENOISE_AUTOREFRESH = True
+
+
+@dataclass
+class Cast:
+    """A project with one member per role, an outsider and a site administrator."""
+
+    project: Project
+    annotator: AbstractBaseUser
+    author: AbstractBaseUser
+    reviewer: AbstractBaseUser
+    manager: AbstractBaseUser
+    outsider: AbstractBaseUser
+    superuser: AbstractBaseUser
+
+    def client_for(self, persona: str) -> Client:
+        """A client logged in as the persona ("anonymous" for nobody)."""
+        client = Client()
+        if persona != "anonymous":
+            client.force_login(getattr(self, persona))
+        return client
+
+
+PERSONAS = ("anonymous", "outsider", "annotator", "author", "reviewer", "manager", "superuser")
+
+
+@pytest.fixture
+def cast(db: None) -> Cast:
+    manager = UserFactory(username="manager")
+    project = project_create(actor=manager, name="Agent Safety", slug="agent-safety")
+    people = {}
+    for role in (Role.ANNOTATOR, Role.AUTHOR, Role.REVIEWER):
+        people[role.value] = UserFactory(username=role.value)
+        membership_grant(actor=manager, project=project, user=people[role.value], role=role)
+    return Cast(
+        project=project,
+        manager=manager,
+        outsider=UserFactory(username="outsider"),
+        superuser=UserFactory(username="admin", is_superuser=True, is_staff=True),
+        **people,
+    )
+
+
+@pytest.fixture
+def rjudge_dir() -> Path:
+    assert (RJUDGE_DIR / "data").is_dir(), f"The R-Judge dataset is missing at {RJUDGE_DIR}"
+    return RJUDGE_DIR / "data"
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings) -> None:
+    # Password hashing is deliberately slow; tests create many users and need no protection.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
