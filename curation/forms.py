@@ -22,3 +22,16 @@ class MembershipForm(forms.Form):
             return get_user_model().objects.get(username=username)
         except get_user_model().DoesNotExist:
             raise forms.ValidationError(f"There is no user called “{username}”.") from None
+
+
+class RecordFilterForm(forms.Form):
+    """The record list's filters, shared by the page and the API. Every field is optional."""
+
+    category = forms.CharField(required=False, max_length=100)
+    scenario = forms.CharField(required=False, max_length=200)
+    gold_label = forms.ChoiceField(
+        required=False,
+        choices=[("", "Any"), ("unsafe", "Unsafe"), ("safe", "Safe"), ("none", "None")],
+    )
+    attack_type = forms.CharField(required=False, max_length=50)
+    q = forms.CharField(required=False, max_length=200, label="Text")
