@@ -150,6 +150,8 @@ MEDIA_ROOT = env.path("MEDIA_ROOT", default=VAR_DIR / "media")
 # Import limits: a single uploaded or unpacked file, and a whole zip once unpacked.
 IMPORT_MAX_FILE_BYTES = env.int("IMPORT_MAX_FILE_BYTES", default=200 * 1024 * 1024)
 IMPORT_MAX_UNPACKED_BYTES = env.int("IMPORT_MAX_UNPACKED_BYTES", default=1024 * 1024 * 1024)
+# Entries in an uploaded zip: a zip of millions of empty files is a bomb of another kind.
+IMPORT_MAX_ZIP_ENTRIES = env.int("IMPORT_MAX_ZIP_ENTRIES", default=10_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
@@ -172,10 +174,15 @@ X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the body's hx-headers, not the cookie
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
+# Container and load-balancer health checks call the app directly over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz/$"]
 SESSION_COOKIE_SECURE = env.bool("SECURE_COOKIES", default=not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 3600)
-SECURE_HSTS_INCLUDE_SUBDOMAINS = False
+# Both commit every subdomain (and, once submitted, the browsers' preload list) to HTTPS for a
+# long time, so they are the deployer's decision; the README's production example turns them on.
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
 SECURE_PROXY_SSL_HEADER = (
     ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("BEHIND_TLS_PROXY", default=False) else None
 )
@@ -200,6 +207,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Separate request and response components, so that an upload is a binary file in the schema
+    # (Swagger UI then offers a file picker) and read-only fields are not asked for.
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 # Celery: Redis on the full stack; without it, a broker on the file system that the embedded

@@ -41,6 +41,13 @@ RULES: dict[str, Rule] = {
     "account": Rule(LOGGED_IN, in_project=False),
     "api-schema": Rule(LOGGED_IN, kind="api", in_project=False),
     "api-docs": Rule(LOGGED_IN, in_project=False),
+    "api:project_list": Rule(LOGGED_IN, kind="api", in_project=False),
+    "api:project_detail": Rule(MEMBERS, kind="api"),
+    "api:record_list": Rule(RECORD_READERS, kind="api"),
+    "api:record_detail": Rule(RECORD_READERS, kind="api"),
+    # GET here; who may upload (POST) is tested in tests/curation/test_api_imports.py.
+    "api:import_list": Rule(MANAGERS, kind="api"),
+    "api:import_detail": Rule(MANAGERS, kind="api"),
     "curation:project_new": Rule(SUPERUSERS, in_project=False),
     "curation:project": Rule(MEMBERS),
     "curation:members": Rule(MANAGERS),

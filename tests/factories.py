@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
-
 import factory
 from django.contrib.auth import get_user_model
 
+from curation.importers import layout_path, normalise_record
 from curation.models import Category, Project, Record, Scenario
 
 PASSWORD = "correct horse battery staple"
@@ -88,30 +86,27 @@ class RecordFactory(factory.django.DjangoModelFactory):
     class Params:
         source = factory.LazyAttribute(lambda o: rjudge_record(o.number))
         number = factory.Sequence(lambda n: n + 1)
+        normalised = factory.LazyAttribute(lambda o: normalise_record(o.source))
 
     project = factory.SubFactory(ProjectFactory)
     category = factory.LazyAttribute(
-        lambda o: CategoryFactory(project=o.project, name="Application")
+        lambda o: CategoryFactory(project=o.project, name=o.normalised.category or "Application")
     )
-    scenario = factory.LazyAttribute(lambda o: ScenarioFactory(category=o.category, name="mail"))
-    external_id = factory.LazyAttribute(lambda o: str(o.source["id"]))
-    source_path = "Application/mail.json"
+    scenario = factory.LazyAttribute(
+        lambda o: ScenarioFactory(category=o.category, name=o.normalised.scenario or "mail")
+    )
+    external_id = factory.LazyAttribute(lambda o: o.normalised.external_id)
+    source_path = factory.LazyAttribute(
+        lambda o: layout_path(o.category.name, f"{o.scenario.name}.json")
+    )
     source_position = factory.LazyAttribute(lambda o: o.number)
-    profile = factory.LazyAttribute(lambda o: o.source["profile"])
-    goal = factory.LazyAttribute(lambda o: o.source["goal"])
-    turns = factory.LazyAttribute(
-        lambda o: [
-            {"round": r, **turn}
-            for r, round_turns in enumerate(o.source["contents"])
-            for turn in round_turns
-        ]
-    )
-    attack_type = factory.LazyAttribute(lambda o: o.source["attack_type"])
-    gold_label = factory.LazyAttribute(lambda o: "unsafe" if o.source["label"] == 1 else "safe")
-    gold_risk_description = factory.LazyAttribute(lambda o: o.source["risk_description"])
-    raw = factory.LazyAttribute(lambda o: json.dumps(o.source))
-    content_hash = factory.LazyAttribute(
-        lambda o: hashlib.sha256(
-            json.dumps({k: v for k, v in o.source.items() if k != "id"}, sort_keys=True).encode()
-        ).hexdigest()
-    )
+    profile = factory.LazyAttribute(lambda o: o.normalised.profile)
+    goal = factory.LazyAttribute(lambda o: o.normalised.goal)
+    turns = factory.LazyAttribute(lambda o: o.normalised.turns)
+    attack_type = factory.LazyAttribute(lambda o: o.normalised.attack_type)
+    gold_label = factory.LazyAttribute(lambda o: o.normalised.gold_label)
+    gold_risk_description = factory.LazyAttribute(lambda o: o.normalised.gold_risk_description)
+    raw = factory.LazyAttribute(lambda o: o.normalised.raw)
+    content_hash = factory.LazyAttribute(lambda o: o.normalised.content_hash)
+    metadata = factory.LazyAttribute(lambda o: o.normalised.metadata)
+    search_text = factory.LazyAttribute(lambda o: o.normalised.search_text)

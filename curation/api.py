@@ -1,0 +1,217 @@
+"""The REST API: the user's projects, their records and imports.
+
+Access is decided by curation.access, the same code as for the HTML pages: outsiders get 404 so
+that a project's existence does not leak, members whose roles do not allow the action get 403.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django import forms
+from django.db.models import Prefetch, QuerySet
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from curation import selectors
+from curation.access import ANY_MEMBER, MANAGERS, RECORD_READERS, ProjectAccess, project_access
+from curation.forms import RecordFilterForm
+from curation.models import ImportBatch, Membership, Project, Record, Role
+from curation.serializers import (
+    ImportBatchDetailSerializer,
+    ImportBatchListSerializer,
+    ImportUploadSerializer,
+    ProjectSerializer,
+    RecordDetailSerializer,
+    RecordListSerializer,
+)
+from curation.services.imports import import_batch_create
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+
+def _with_own_roles(projects: QuerySet[Project], user: AbstractBaseUser) -> QuerySet[Project]:
+    """`projects` with the user's memberships in each, fetched in one query for the whole page."""
+    own = Prefetch(
+        "memberships", queryset=Membership.objects.filter(user=user), to_attr="own_memberships"
+    )
+    return projects.prefetch_related(own)
+
+
+class ProjectScoped(APIView):
+    """A view inside the project named by the URL's slug, open to `allowed_roles`."""
+
+    allowed_roles: tuple[Role, ...]
+    access: ProjectAccess
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        # After authentication and the IsAuthenticated check, so anonymous callers get 401
+        # rather than the 404 that hides the project from outsiders.
+        super().initial(request, *args, **kwargs)
+        self.access = project_access(request.user, kwargs["slug"], self.allowed_roles)
+
+
+@extend_schema(tags=["projects"], summary="Your projects, with your roles in each")
+class ProjectList(generics.ListAPIView):
+    """The projects you are a member of (every project for site administrators)."""
+
+    serializer_class = ProjectSerializer
+
+    def get_queryset(self) -> QuerySet[Project]:
+        return _with_own_roles(selectors.projects_for_user(self.request.user), self.request.user)
+
+
+@extend_schema(tags=["projects"], summary="One project")
+class ProjectDetail(ProjectScoped, generics.RetrieveAPIView):
+    """A project you are a member of; for anyone else it does not exist (404)."""
+
+    allowed_roles = ANY_MEMBER
+    serializer_class = ProjectSerializer
+    lookup_field = "slug"
+
+    def get_queryset(self) -> QuerySet[Project]:
+        return _with_own_roles(Project.objects.filter(pk=self.access.project.pk), self.request.user)
+
+
+_FILTER_HELP = {
+    "category": "Only records of this category (its name, e.g. Program).",
+    "scenario": "Only records of this scenario (its name, e.g. mail).",
+    "gold_label": "Only records with this gold label; none: records without one.",
+    "attack_type": "Only records of this attack type (e.g. unintended).",
+    "q": "Only records whose interaction contains this text (case-insensitive).",
+}
+# Derived from the form that validates them, so the schema cannot drift from what is accepted.
+RECORD_FILTER_PARAMETERS = [
+    OpenApiParameter(
+        name,
+        str,
+        description=_FILTER_HELP[name],
+        enum=[value for value, _ in field.choices if value]
+        if isinstance(field, forms.ChoiceField)
+        else None,
+    )
+    for name, field in RecordFilterForm.base_fields.items()
+]
+
+
+@extend_schema(
+    tags=["records"],
+    summary="The project's records, filtered (reviewers and managers)",
+    parameters=RECORD_FILTER_PARAMETERS,
+    responses={
+        200: RecordListSerializer(many=True),
+        400: OpenApiResponse(description="A filter is invalid; the body names it."),
+    },
+)
+class RecordList(ProjectScoped, generics.ListAPIView):
+    """Records in id order, without their interaction: fetch a record for that.
+
+    Records carry gold labels, which annotators must not see: only reviewers and managers may
+    read them.
+    """
+
+    allowed_roles = RECORD_READERS
+    serializer_class = RecordListSerializer
+
+    def get_queryset(self) -> QuerySet[Record]:
+        form = RecordFilterForm(self.request.query_params)
+        if not form.is_valid():
+            raise ValidationError(
+                {
+                    field: [e["message"] for e in errors]
+                    for field, errors in form.errors.get_json_data().items()
+                }
+            )
+        filters = form.cleaned_data
+        records = selectors.record_search(
+            self.access.project,
+            category=filters["category"],
+            scenario=filters["scenario"],
+            gold_label=filters["gold_label"],
+            attack_type=filters["attack_type"],
+            text=filters["q"],
+        )
+        # The list shows none of these; the interaction and raw source are most of a row.
+        return records.defer(
+            "profile", "goal", "turns", "gold_risk_description", "raw", "metadata", "search_text"
+        )
+
+
+@extend_schema(
+    tags=["records"], summary="One record, with its interaction (reviewers and managers)"
+)
+class RecordDetail(ProjectScoped, generics.RetrieveAPIView):
+    """A record with its normalised turns, gold label and the source's JSON as imported."""
+
+    allowed_roles = RECORD_READERS
+    serializer_class = RecordDetailSerializer
+    lookup_url_kwarg = "record_id"
+
+    def get_queryset(self) -> QuerySet[Record]:
+        return self.access.project.records.select_related("category", "scenario")
+
+
+@extend_schema(tags=["imports"])
+class ImportList(ProjectScoped, generics.ListAPIView):
+    """Imports of records into the project. Managers only."""
+
+    allowed_roles = MANAGERS
+    serializer_class = ImportBatchListSerializer
+    parser_classes = [MultiPartParser]
+
+    def get_queryset(self) -> QuerySet[ImportBatch]:
+        return self.access.project.import_batches.select_related("created_by")
+
+    @extend_schema(summary="The project's imports, newest first (managers)")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Upload a file to import (managers)",
+        description=(
+            "Creates an import batch that a worker processes in the background; follow its "
+            "state and progress at the URL in the Location header."
+        ),
+        request=ImportUploadSerializer,
+        responses={
+            202: ImportBatchDetailSerializer,
+            400: OpenApiResponse(
+                description="The upload is invalid or refused; the body says why."
+            ),
+        },
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        upload = ImportUploadSerializer(data=request.data)
+        upload.is_valid(raise_exception=True)
+        batch = import_batch_create(
+            actor=request.user,
+            project=self.access.project,
+            upload=upload.validated_data["file"],
+            format=upload.validated_data["format"],
+            default_category=upload.validated_data["default_category"],
+        )
+        location = reverse("api:import_detail", args=[slug, batch.pk])
+        return Response(
+            ImportBatchDetailSerializer(batch).data,
+            status=status.HTTP_202_ACCEPTED,
+            headers={"Location": location},
+        )
+
+
+@extend_schema(tags=["imports"], summary="One import: state, progress and report (managers)")
+class ImportDetail(ProjectScoped, generics.RetrieveAPIView):
+    """An import's state, progress while it runs, and its report: counts, duplicates, errors."""
+
+    allowed_roles = MANAGERS
+    serializer_class = ImportBatchDetailSerializer
+    lookup_url_kwarg = "batch_id"
+
+    def get_queryset(self) -> QuerySet[ImportBatch]:
+        return self.access.project.import_batches.select_related("created_by")

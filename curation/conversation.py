@@ -1,0 +1,199 @@
+"""A record's normalised turns as the record page shows them.
+
+Plain functions from stored turns to small frozen values; the template renders what they return
+and decides nothing. Everything here is record content, which is hostile: it is only ever
+returned as text for the template to escape.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+ROLE_LABELS = {"user": "User", "agent": "Agent", "environment": "Environment"}
+
+# Environment outputs bigger than this are collapsed: a page listing file contents or search
+# results in full would bury the agent's actions, which are what the reader judges.
+COLLAPSE_CHARS = 600
+COLLAPSE_LINES = 12
+SUMMARY_CHARS = 100
+
+# Parsing is skipped beyond this size: megabytes of hostile text would be parsed on every view.
+MAX_PARSED_CHARS = 200_000
+
+# A tool call: a tool name, then its arguments as a JSON object or a Python-literal dict, after a
+# colon ("SendEmail: {...}"), directly ("GmailReadEmail{...}") or on a ReAct-style line of its
+# own ("GmailSendEmail\nAction Input: {...}").
+TOOL_CALL = re.compile(
+    r"\s*(?P<tool>[A-Za-z_][\w.]*)(?::\s*|\s*\n\s*Action Input:\s*|)(?P<arguments>[\[{].*)",
+    re.DOTALL,
+)
+
+
+@dataclass(frozen=True)
+class Text:
+    """Part of a turn: indented JSON if it held a JSON value, else text with its line breaks."""
+
+    text: str
+    is_json: bool = False
+    # The tool an action calls, when the action is a tool call.
+    tool: str = ""
+    # Long environment outputs are collapsed under a summary of their first line and size.
+    collapsed: bool = False
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class Turn:
+    number: int
+    # Rounds counted 1.. in order of appearance, whatever the source numbered them.
+    round_number: int
+    # "user", "agent", "environment", or "other" for a role the studio does not know.
+    role: str
+    role_label: str
+    # True for the first turn of every round but the first: a separator goes before it.
+    starts_round: bool
+    content: Text | None
+    thought: Text | None
+    action: Text | None
+
+    @property
+    def element_id(self) -> str:
+        return f"turn-{self.number}"
+
+
+def parse_structured(text: str) -> dict | list | None:
+    """The JSON object or array `text` holds, or None.
+
+    Accepts JSON and Python literals (tools often print dicts with repr), and a JSON string that
+    itself holds one of those, as R-Judge's environment outputs often are. Never evaluates code.
+    """
+    value: object = text
+    # At most two layers: the quoted string, then what it quotes.
+    for _ in range(2):
+        if not isinstance(value, str) or len(value) > MAX_PARSED_CHARS:
+            return None
+        value = _loads(value.strip())
+        if isinstance(value, dict | list):
+            return value
+    return None
+
+
+def _loads(text: str) -> object:
+    if not text or text[0] not in "{[\"'":
+        return None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        pass
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def _pretty_json(value: dict | list) -> str | None:
+    """`value` as indented JSON, or None if it holds what JSON cannot (sets, bytes, tuple keys)."""
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def structured_or_text(text: str) -> Text:
+    """`text` pretty-printed when it is a JSON (or Python-literal) object or array."""
+    value = parse_structured(text)
+    pretty = _pretty_json(value) if value is not None else None
+    if pretty is None:
+        return Text(text=text)
+    return Text(text=pretty, is_json=True)
+
+
+def action_text(action: str) -> Text:
+    """An agent's action: a tool call shows the tool apart from its pretty-printed arguments."""
+    call = TOOL_CALL.fullmatch(action)
+    if call:
+        arguments = structured_or_text(call["arguments"])
+        if arguments.is_json:
+            return Text(text=arguments.text, is_json=True, tool=call["tool"])
+    return structured_or_text(action)
+
+
+def environment_text(content: str) -> Text:
+    """An environment output, collapsed under its first line and size when the output is long.
+
+    Long means the output as the tool gave it: pretty-printing a short one-line JSON object
+    spreads it over many lines, but it is still quick to read.
+    """
+    shown = structured_or_text(content)
+    lines = content.count("\n") + 1
+    if len(content) <= COLLAPSE_CHARS and lines <= COLLAPSE_LINES:
+        return shown
+    first_line = next((line.strip() for line in content.splitlines() if line.strip()), "")
+    if len(first_line) > SUMMARY_CHARS:
+        first_line = first_line[: SUMMARY_CHARS - 1].rstrip() + "…"
+    size = f"{lines:,} line{'s' * (lines != 1)}, {len(content):,} characters"
+    return Text(
+        text=shown.text,
+        is_json=shown.is_json,
+        collapsed=True,
+        summary=f"{first_line} ({size})" if first_line else size,
+    )
+
+
+def conversation(turns: Iterable[Mapping[str, object]]) -> list[Turn]:
+    """The turns numbered 1..n in stored order, with their parts ready to show."""
+    shown: list[Turn] = []
+    round_number, previous_round = 0, object()
+    for number, turn in enumerate(turns, start=1):
+        role = str(turn.get("role") or "")
+        known = role in ROLE_LABELS
+        starts_round = turn.get("round") != previous_round
+        previous_round = turn.get("round")
+        round_number += starts_round
+        content, thought, action = (
+            _text(turn.get(key)) for key in ("content", "thought", "action")
+        )
+        shown.append(
+            Turn(
+                number=number,
+                round_number=round_number,
+                role=role if known else "other",
+                role_label=ROLE_LABELS[role] if known else role or "Unknown",
+                starts_round=starts_round and number > 1,
+                content=None if content is None else _content_text(role, content),
+                thought=None if thought is None else Text(text=thought),
+                action=None if action is None else action_text(action),
+            )
+        )
+    return shown
+
+
+def _content_text(role: str, content: str) -> Text:
+    return environment_text(content) if role == "environment" else structured_or_text(content)
+
+
+def _text(value: object) -> str | None:
+    """A turn field as text; importers store strings, but a stray number or object still shows."""
+    if value is None or value == "":
+        return None
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def metadata_items(metadata: Mapping[str, object]) -> list[tuple[str, Text]]:
+    """A record's extra source fields as (name, value) pairs, objects and arrays pretty-printed."""
+    return [
+        (
+            str(key),
+            Text(text=value)
+            if isinstance(value, str)
+            else Text(
+                text=json.dumps(value, indent=2, ensure_ascii=False),
+                is_json=isinstance(value, dict | list),
+            ),
+        )
+        for key, value in metadata.items()
+    ]

@@ -1,0 +1,1 @@
+"""Exporting records back to the formats they came from."""

@@ -1,0 +1,90 @@
+"""Records out of a file's bytes: an R-Judge file is a JSON list, a JSONL file a record a line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
+
+import orjson
+
+from curation.importers.problems import FileRejected, Problem
+from curation.importers.sources import SourceFile
+from curation.models import ImportFormat
+
+_BOM = b"\xef\xbb\xbf"
+
+
+class Entry(NamedTuple):
+    # The record's index in a JSON file, or its line number in a JSONL file.
+    position: int
+    record: object
+    # The record's source text when the file gives it whole (a JSONL line).
+    raw: str | None = None
+    # Why the line holds no record (it is not JSON); the record is None then.
+    error: str | None = None
+
+
+def position_unit(file: SourceFile) -> str:
+    """What an Entry's position counts in this file, as problems report it."""
+    return "line" if file.format == ImportFormat.JSONL else "record"
+
+
+def count_records(file: SourceFile, chunks: Iterable[bytes]) -> int:
+    """How many records the file holds, for the progress bar (JSONL: lines, blank ones too)."""
+    if file.format == ImportFormat.JSONL:
+        lines, last = 0, b"\n"
+        for chunk in chunks:
+            lines += chunk.count(b"\n")
+            last = chunk[-1:]
+        return lines + (last != b"\n")
+    return len(_json_list(file, chunks))
+
+
+def read_entries(file: SourceFile, chunks: Iterable[bytes]) -> Iterator[Entry]:
+    """The file's records in order; a JSONL line that is not JSON comes with its error."""
+    if file.format == ImportFormat.JSONL:
+        yield from _jsonl_entries(chunks)
+    else:
+        for index, record in enumerate(_json_list(file, chunks)):
+            yield Entry(index, record)
+
+
+def _json_list(file: SourceFile, chunks: Iterable[bytes]) -> list[object]:
+    # One JSON document must be parsed whole; the size limit bounds what that costs.
+    data = b"".join(chunks).removeprefix(_BOM)
+    try:
+        records = orjson.loads(data)
+    except orjson.JSONDecodeError as error:
+        raise FileRejected(Problem(file.path, None, "", f"not valid JSON: {error}")) from None
+    if not isinstance(records, list):
+        raise FileRejected(
+            Problem(file.path, None, "", "an R-Judge file must hold a JSON list of records")
+        )
+    return records
+
+
+def _jsonl_entries(chunks: Iterable[bytes]) -> Iterator[Entry]:
+    pending = b""
+    number = 0
+    for chunk in chunks:
+        lines = (pending + chunk).split(b"\n")
+        pending = lines.pop()
+        for line in lines:
+            number += 1
+            if entry := _jsonl_entry(number, line):
+                yield entry
+    if entry := _jsonl_entry(number + 1, pending):
+        yield entry
+
+
+def _jsonl_entry(number: int, line: bytes) -> Entry | None:
+    line = line.strip()
+    if number == 1:
+        line = line.removeprefix(_BOM)
+    if not line:
+        return None
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError as error:
+        return Entry(number, None, error=f"not valid JSON: {error}")
+    return Entry(number, record, line.decode())

@@ -1,0 +1,195 @@
+"""What the API shows of projects, records and imports, and what it accepts for an import.
+
+Lists are light (no interaction, no raw source) so that a page of them is one cheap query; the
+detail endpoints carry everything.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from curation.models import ImportBatch, ImportFormat, Project, Record, Role
+from curation.services.imports import import_progress
+
+
+class ProjectSerializer(serializers.ModelSerializer):
+    roles = serializers.SerializerMethodField(help_text="Your roles in this project.")
+
+    class Meta:
+        model = Project
+        fields = ["slug", "name", "description", "license", "roles", "created_at"]
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.ListField(child=serializers.ChoiceField(Role.choices)))
+    def get_roles(self, project: Project) -> list[str]:
+        # Prefetched into `own_memberships` by the view: the requesting user's rows only.
+        return sorted(membership.role for membership in project.own_memberships)
+
+
+class TurnSerializer(serializers.Serializer):
+    """One turn of the interaction: users and the environment have content, agents a thought
+    and an action; the others are null."""
+
+    round = serializers.IntegerField(help_text="The round of the source's `contents` (from 0).")
+    role = serializers.ChoiceField(choices=["user", "agent", "environment"])
+    content = serializers.CharField(allow_null=True)
+    thought = serializers.CharField(allow_null=True)
+    action = serializers.CharField(allow_null=True)
+
+
+class RecordListSerializer(serializers.ModelSerializer):
+    category = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    scenario = serializers.SlugRelatedField(slug_field="name", read_only=True)
+
+    class Meta:
+        model = Record
+        fields = [
+            "id",
+            "external_id",
+            "category",
+            "scenario",
+            "gold_label",
+            "attack_type",
+            "source_path",
+            "source_position",
+            "content_hash",
+            "batch",
+            "created_at",
+        ]
+        read_only_fields = fields
+        extra_kwargs = {
+            "gold_label": {"help_text": "The source's label; empty when it gives none."},
+            "batch": {"help_text": "The import that brought the record in."},
+        }
+
+
+class RecordDetailSerializer(RecordListSerializer):
+    metadata = serializers.DictField(
+        read_only=True,
+        help_text="Source fields with no column of their own (ASSEBench's risk_type, ...).",
+    )
+    # Turns are stored as the import normalised them; the serializer documents their shape
+    # without dropping keys a newer importer may add.
+    turns = serializers.SerializerMethodField()
+    raw = serializers.SerializerMethodField(help_text="The record as the source file had it.")
+
+    class Meta(RecordListSerializer.Meta):
+        fields = [
+            *RecordListSerializer.Meta.fields,
+            "profile",
+            "goal",
+            "turns",
+            "gold_risk_description",
+            "metadata",
+            "raw",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(TurnSerializer(many=True))
+    def get_turns(self, record: Record) -> list[dict[str, Any]]:
+        return record.turns
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_raw(self, record: Record) -> Any:
+        return json.loads(record.raw)
+
+
+class ImportBatchListSerializer(serializers.ModelSerializer):
+    created_by = serializers.SlugRelatedField(
+        slug_field="username",
+        read_only=True,
+        allow_null=True,
+        help_text="Who started the import; null once that account is deleted.",
+    )
+
+    class Meta:
+        model = ImportBatch
+        fields = [
+            "id",
+            "source_name",
+            "format",
+            "state",
+            "created_by",
+            "created_at",
+            "finished_at",
+            "record_count",
+            "created_count",
+            "existing_count",
+        ]
+        read_only_fields = fields
+
+
+class ImportErrorSerializer(serializers.Serializer):
+    file = serializers.CharField(help_text="The file inside the upload.")
+    index = serializers.IntegerField(
+        allow_null=True, help_text="Where in the file, counted in `unit`; null for the whole file."
+    )
+    unit = serializers.ChoiceField(
+        choices=["record", "line"], help_text="record (JSON files) or line (JSONL files)."
+    )
+    field = serializers.CharField(help_text='The field at fault, like "contents[2][1].role".')
+    message = serializers.CharField()
+
+
+class ImportProgressSerializer(serializers.Serializer):
+    processed = serializers.IntegerField(help_text="Records read so far.")
+    total = serializers.IntegerField(
+        allow_null=True, help_text="Records in the upload; null until the worker has counted."
+    )
+
+
+class ImportBatchDetailSerializer(ImportBatchListSerializer):
+    category_counts = serializers.DictField(
+        child=serializers.IntegerField(), read_only=True, help_text="Records per category."
+    )
+    label_counts = serializers.DictField(
+        child=serializers.IntegerField(), read_only=True, help_text="Records per gold label."
+    )
+    duplicate_groups = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()),
+        read_only=True,
+        help_text="Groups of external ids whose content is identical.",
+    )
+    errors = ImportErrorSerializer(
+        many=True, read_only=True, help_text="The first problems found; nothing is imported then."
+    )
+    progress = serializers.SerializerMethodField()
+
+    class Meta(ImportBatchListSerializer.Meta):
+        fields = [
+            *ImportBatchListSerializer.Meta.fields,
+            "default_category",
+            "attempts",
+            "started_at",
+            "category_counts",
+            "label_counts",
+            "duplicate_groups",
+            "errors",
+            "progress",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(ImportProgressSerializer)
+    def get_progress(self, batch: ImportBatch) -> dict[str, int | None]:
+        processed, total = import_progress(batch)
+        return {"processed": processed, "total": total}
+
+
+class ImportUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(
+        help_text="An R-Judge scenario file (.json), a zip of an R-Judge data folder, or JSONL."
+    )
+    format = serializers.ChoiceField(choices=ImportFormat.choices, default=ImportFormat.AUTO)
+    default_category = serializers.CharField(
+        max_length=100,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="The category of records whose file does not say (a lone scenario file).",
+    )

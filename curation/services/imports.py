@@ -1,0 +1,207 @@
+"""Imports: create a batch, run it (in a Celery worker or in the caller), read its progress."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
+from django.utils import timezone
+
+from curation.errors import DomainError
+from curation.importers import (
+    ImportFailed,
+    ImportLimits,
+    ImportReport,
+    Problem,
+    import_records,
+)
+from curation.models import ImportBatch, ImportFormat, Project
+from curation.progress import ProgressPublisher, progress_clear, progress_read
+from curation.services.audit import audit_log
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+logger = logging.getLogger(__name__)
+
+UPLOAD_SUFFIXES = (".json", ".jsonl", ".zip")
+PROGRESS_KIND = "import"
+
+
+def import_batch_create(
+    *,
+    actor: AbstractBaseUser | None,
+    project: Project,
+    upload: UploadedFile | None = None,
+    path: Path | str | None = None,
+    format: str = ImportFormat.AUTO,
+    default_category: str = "",
+) -> ImportBatch:
+    """Create a pending import of an upload or of a path on this machine.
+
+    An upload is stored under MEDIA_ROOT and handed to a Celery worker once the batch is
+    committed. A path is left to the caller to run (see import_path): a worker may run on
+    another machine, which does not see the caller's files.
+    """
+    if (upload is None) == (path is None):
+        raise ValueError("Give either an upload or a path.")
+    if upload is not None:
+        _check_upload(upload)
+        source_name = PurePath(upload.name or "upload").name
+    else:
+        source_name = str(path)
+    default_category = default_category.strip()
+    with transaction.atomic():
+        batch = ImportBatch(
+            project=project,
+            created_by=actor if actor is not None and actor.is_authenticated else None,
+            source_name=source_name[-300:],
+            format=format,
+            default_category=default_category,
+        )
+        if upload is not None:
+            batch.upload = upload
+        batch.full_clean()
+        batch.save()
+        audit_log(
+            actor=actor,
+            action="curation.import.requested",
+            project=project,
+            obj=batch,
+            after={"source": batch.source_name, "format": batch.format},
+        )
+        if upload is not None:
+            # Imported here, not at the top: the tasks module imports this one.
+            from curation.tasks import run_import_batch
+
+            transaction.on_commit(lambda: run_import_batch.delay(batch.pk))
+    return batch
+
+
+def import_batch_run(*, batch_id: int) -> ImportBatch:
+    """Run a pending batch from its upload: the body of the Celery task.
+
+    Safe to run twice and concurrently: the batch row is locked for the whole import and a
+    second run skips a locked or finished batch. If the worker dies, the transaction rolls
+    back and the redelivered task starts again from nothing.
+    """
+    return _run(batch_id, source=None)
+
+
+def import_path(
+    *,
+    actor: AbstractBaseUser | None,
+    project: Project,
+    path: Path | str,
+    format: str = ImportFormat.AUTO,
+    default_category: str = "",
+) -> ImportBatch:
+    """Import a file, folder or zip on this machine now, in the caller's process."""
+    batch = import_batch_create(
+        actor=actor, project=project, path=path, format=format, default_category=default_category
+    )
+    return _run(batch.pk, source=Path(path))
+
+
+def import_progress(batch: ImportBatch) -> tuple[int, int | None]:
+    """(records processed, records in total or None while unknown), for the progress bar."""
+    if batch.state == ImportBatch.State.SUCCEEDED:
+        return batch.record_count, batch.record_count
+    if batch.state == ImportBatch.State.FAILED:
+        return 0, None
+    return progress_read(PROGRESS_KIND, batch.pk) or (0, None)
+
+
+def _check_upload(upload: UploadedFile) -> None:
+    name = (upload.name or "").lower()
+    if not name.endswith(UPLOAD_SUFFIXES):
+        raise DomainError("Upload a .json, .jsonl or .zip file.")
+    if upload.size is not None and upload.size > settings.IMPORT_MAX_FILE_BYTES:
+        raise DomainError(
+            f"The file is larger than the limit of {settings.IMPORT_MAX_FILE_BYTES:,} bytes."
+        )
+
+
+def _run(batch_id: int, *, source: Path | None) -> ImportBatch:
+    with transaction.atomic():
+        batch = ImportBatch.objects.select_for_update(skip_locked=True).filter(pk=batch_id).first()
+        if batch is None:
+            # Another worker holds the batch (a duplicate delivery of the task): leave it be.
+            return ImportBatch.objects.get(pk=batch_id)
+        if batch.is_finished:
+            return batch
+        batch.state = ImportBatch.State.RUNNING
+        batch.attempts += 1
+        batch.started_at = timezone.now()
+        if source is None and not batch.upload:
+            missing = Problem(batch.source_name, None, "", "this import has no uploaded file")
+            _finish_failed(batch, [missing])
+            return batch
+        try:
+            # A savepoint: on failure the records go, the lock on the batch stays.
+            with transaction.atomic():
+                report = import_records(
+                    batch=batch,
+                    path=source if source is not None else Path(batch.upload.path),
+                    name=batch.source_name,
+                    format=batch.format,
+                    default_category=batch.default_category,
+                    limits=ImportLimits.from_settings(),
+                    progress=ProgressPublisher(PROGRESS_KIND, batch.pk),
+                )
+        except ImportFailed as failure:
+            _finish_failed(batch, failure.problems)
+        except Exception:
+            logger.exception("Import batch %s stopped on an unexpected error", batch.pk)
+            problem = Problem(
+                batch.source_name, None, "", "the import stopped on an unexpected error"
+            )
+            _finish_failed(batch, [problem])
+        else:
+            _finish_succeeded(batch, report)
+    progress_clear(PROGRESS_KIND, batch.pk)
+    return batch
+
+
+def _finish_succeeded(batch: ImportBatch, report: ImportReport) -> None:
+    batch.state = ImportBatch.State.SUCCEEDED
+    batch.finished_at = timezone.now()
+    batch.record_count = report.record_count
+    batch.created_count = report.created_count
+    batch.existing_count = report.existing_count
+    batch.category_counts = report.category_counts
+    batch.label_counts = report.label_counts
+    batch.duplicate_groups = report.duplicate_groups
+    batch.errors = []
+    batch.save()
+    audit_log(
+        actor=batch.created_by,
+        action="curation.import.succeeded",
+        project=batch.project,
+        obj=batch,
+        after={
+            "records": report.record_count,
+            "created": report.created_count,
+            "existing": report.existing_count,
+            "duplicate_groups": len(report.duplicate_groups),
+        },
+    )
+
+
+def _finish_failed(batch: ImportBatch, problems: list[Problem]) -> None:
+    batch.state = ImportBatch.State.FAILED
+    batch.finished_at = timezone.now()
+    batch.record_count = batch.created_count = batch.existing_count = 0
+    batch.errors = [problem.as_dict() for problem in problems]
+    batch.save()
+    audit_log(
+        actor=batch.created_by,
+        action="curation.import.failed",
+        project=batch.project,
+        obj=batch,
+        after={"problems": len(problems)},
+    )

@@ -1,0 +1,129 @@
+"""Deployment: production settings pass Django's deploy checks, bad settings stop the start-up,
+and the README and docker-compose.yml agree with the variables the settings read."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+# Every variable the settings read, as env.<type>("NAME", ...).
+SETTINGS_VARIABLES = set(
+    re.findall(r'\benv\.\w+\(\s*"([A-Z][A-Z0-9_]*)"', (ROOT / "config/settings.py").read_text())
+)
+# The variables in the README's tables, one row each.
+DOCUMENTED_VARIABLES = set(re.findall(r"^\| `([A-Z][A-Z0-9_]*)` \|", README, re.MULTILINE))
+
+
+def manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run manage.py in a fresh process with the given variables and little else, as on a
+    server: the suite's own (DJANGO_ALLOW_ASYNC_UNSAFE for the browser tests) must not leak in."""
+    shell = {name: os.environ[name] for name in ("PATH", "HOME", "LANG") if name in os.environ}
+    return subprocess.run(  # noqa: S603 (this interpreter and the test's own arguments)
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**shell, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def readme_production_env() -> dict[str, str]:
+    """The README's production settings, with a real key and this machine's services."""
+    block = re.search(r"```dotenv\n(.*?)```", README, re.DOTALL)
+    assert block, "The README has no ```dotenv block of production settings."
+    variables = dict(
+        line.split("=", 1) for line in block.group(1).splitlines() if line and "=" in line
+    )
+    return {
+        **variables,
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "DATABASE_URL": os.environ["DATABASE_URL"],
+        "REDIS_URL": os.environ["REDIS_URL"],
+    }
+
+
+def test_the_readme_production_settings_pass_the_deploy_checks() -> None:
+    env = readme_production_env()
+    assert env["DEBUG"] == "false"
+
+    result = manage("check", "--deploy", "--fail-level", "WARNING", env=env)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("DEBUG", "maybe"),
+        ("SECURE_HSTS_SECONDS", "a year"),
+        ("LOG_LEVEL", "LOUD"),
+        ("DATABASE_URL", "postgres//no-scheme"),
+    ],
+)
+def test_settings_refuse_to_start_with_a_malformed_variable(name: str, value: str) -> None:
+    env = {**readme_production_env(), name: value}
+
+    result = manage("check", env=env)
+
+    assert result.returncode != 0
+    assert name in result.stderr
+
+
+def test_settings_refuse_to_start_without_a_secret_key_when_debug_is_off() -> None:
+    env = readme_production_env()
+    del env["SECRET_KEY"]
+
+    result = manage("check", env=env)
+
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
+
+
+def test_the_readme_documents_every_variable_the_settings_read() -> None:
+    assert SETTINGS_VARIABLES, "No variables found: has the settings' style changed?"
+    undocumented = SETTINGS_VARIABLES - DOCUMENTED_VARIABLES
+    assert not undocumented, f"Add these to the README's table: {sorted(undocumented)}"
+
+
+def test_the_compose_file_runs_every_service_with_health_checks_and_volumes() -> None:
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+
+    assert set(services) == {"postgres", "redis", "web", "worker"}
+    for name, service in services.items():
+        assert service["healthcheck"]["test"], f"{name} has no health check"
+    assert "pg_isready" in str(services["postgres"]["healthcheck"]["test"])
+    assert "redis-cli" in services["redis"]["healthcheck"]["test"]
+    assert "/healthz/" in str(services["web"]["healthcheck"]["test"])
+    assert {"postgres-data", "redis-data", "media"} <= set(compose["volumes"])
+    web_command = " ".join(services["web"]["command"])
+    assert "manage.py migrate" in web_command
+    assert "gunicorn config.wsgi" in web_command
+    assert services["worker"]["command"][:4] == ["celery", "-A", "config", "worker"]
+    for name in ("web", "worker"):
+        assert services[name]["depends_on"]["postgres"]["condition"] == "service_healthy"
+        assert services[name]["depends_on"]["redis"]["condition"] == "service_healthy"
+        assert "media:/app/var/media" in services[name]["volumes"]
+
+
+def test_the_compose_file_sets_only_variables_the_readme_documents() -> None:
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    for name in ("web", "worker"):
+        environment = compose["services"][name]["environment"]
+        assert environment["DEBUG"] == "false"
+        undocumented = set(environment) - DOCUMENTED_VARIABLES
+        assert not undocumented, f"{name} sets variables the README lacks: {undocumented}"
+        assert environment["DATABASE_URL"].startswith("postgres://")
+        assert environment["REDIS_URL"].startswith("redis://")

@@ -1,0 +1,141 @@
+"""The embedded setup's broker: a real Celery worker process takes jobs from the file system.
+
+`./studio up` runs the web server and a worker without Redis; this starts such a worker, sends
+it an import the way the web server does, and watches the import land in the database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from celery import Celery
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from curation import tasks
+from curation.models import ImportBatch
+from curation.services.imports import import_batch_create
+from curation.services.projects import project_create
+from tests.factories import UserFactory, rjudge_record
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKER_TIMEOUT = 60
+
+
+@pytest.fixture
+def embedded_env(settings, tmp_path: Path) -> dict[str, str]:
+    """The environment of `./studio up`'s worker, on the test database and a fresh var/."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    database = settings.DATABASES["default"]
+    assert database["ENGINE"] == "django.db.backends.postgresql", "The suite runs on PostgreSQL."
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("REDIS_URL", "CELERY_BROKER_URL")
+    }
+    return {
+        **env,
+        "CELERY_BROKER_URL": "filesystem://",
+        "VAR_DIR": str(tmp_path / "var"),
+        "MEDIA_ROOT": str(settings.MEDIA_ROOT),
+        "DATABASE_URL": (
+            f"postgres://{database['USER']}:{database['PASSWORD'] or ''}"
+            f"@{database['HOST']}:{database['PORT']}/{database['NAME']}"
+        ),
+    }
+
+
+@pytest.fixture
+def embedded_broker(embedded_env: dict[str, str]) -> Celery:
+    """A Celery app for the test process, on the broker folders the worker's settings give."""
+    options = json.loads(
+        subprocess.check_output(
+            [
+                sys.executable,
+                "-c",
+                "import json; from config import settings; "
+                "print(json.dumps(settings.CELERY_BROKER_TRANSPORT_OPTIONS))",
+            ],
+            cwd=ROOT,
+            env=embedded_env,
+            text=True,
+        )
+    )
+    assert options["data_folder_in"].startswith(embedded_env["VAR_DIR"])
+    for folder in options.values():
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    app = Celery("embedded-client", broker="filesystem://", set_as_current=False)
+    app.conf.broker_transport_options = options
+    app.conf.task_serializer = "json"
+    return app
+
+
+@pytest.fixture
+def worker(embedded_env: dict[str, str], tmp_path: Path) -> Iterator[tuple[subprocess.Popen, Path]]:
+    log = tmp_path / "worker.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--pool=solo",
+                "--loglevel=INFO",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+            ],
+            cwd=ROOT,
+            env=embedded_env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        yield process, log
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_on_the_file_system_broker_runs_an_uploaded_import(
+    embedded_broker: Celery, worker: tuple[subprocess.Popen, Path], monkeypatch
+) -> None:
+    process, log = worker
+    # The web server's dispatch, sent through the embedded broker instead of the suite's Redis.
+    monkeypatch.setattr(
+        tasks.run_import_batch,
+        "delay",
+        lambda batch_id: embedded_broker.send_task(tasks.run_import_batch.name, args=[batch_id]),
+    )
+    manager = UserFactory()
+    project = project_create(actor=manager, name="Embedded", slug="embedded")
+    records = [rjudge_record(1, label=1), rjudge_record(2, label=0, user="Archive the old mail.")]
+    upload = SimpleUploadedFile("mail.json", json.dumps(records).encode())
+
+    batch = import_batch_create(
+        actor=manager, project=project, upload=upload, default_category="Application"
+    )
+
+    deadline = time.monotonic() + WORKER_TIMEOUT
+    while not batch.is_finished and time.monotonic() < deadline:
+        assert process.poll() is None, f"The worker stopped:\n{log.read_text()}"
+        time.sleep(0.2)
+        batch.refresh_from_db()
+    assert batch.state == ImportBatch.State.SUCCEEDED, log.read_text()
+    assert batch.created_count == 2
+    assert set(project.records.values_list("external_id", flat=True)) == {"1", "2"}
+    assert "curation.tasks.run_import_batch" in log.read_text()
