@@ -47,6 +47,7 @@ from bench.generate_records import write_rjudge  # noqa: E402
 from curation.models import ImportBatch, Project, Record, Role  # noqa: E402
 from curation.services.imports import import_path  # noqa: E402
 from curation.services.projects import membership_grant, project_create  # noqa: E402
+from curation.services.search import search_index_update  # noqa: E402
 from curation.views.records import PAGE_SIZE  # noqa: E402
 
 SLUG = "bench-records"
@@ -164,6 +165,7 @@ def filled_project(size: int) -> Project:
     if batch.state != ImportBatch.State.SUCCEEDED:
         sys.exit(f"The import failed: {batch.errors}")
     print(f"generated and imported {size:,} records in {time.perf_counter() - started:.0f} s")
+    search_index_update(project_id=project.pk)
     with connection.cursor() as cursor:
         # What autovacuum does soon after a bulk load; without it the planner guesses.
         cursor.execute("VACUUM ANALYZE curation_record")

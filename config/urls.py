@@ -29,5 +29,7 @@ urlpatterns = [
         name="api-docs",
     ),
     path("api/", include("curation.api_urls")),
+    path("api/", include("judging.api_urls")),
     path("", include("curation.urls")),
+    path("", include("judging.urls")),
 ]

@@ -85,7 +85,11 @@ _FILTER_HELP = {
     "scenario": "Only records of this scenario (its name, e.g. mail).",
     "gold_label": "Only records with this gold label; none: records without one.",
     "attack_type": "Only records of this attack type (e.g. unintended).",
-    "q": "Only records whose interaction contains this text (case-insensitive).",
+    "q": (
+        "Only records whose interaction contains this text (case-insensitive). At most 501 "
+        "records match a text search; more than 500 means: narrow it. Records imported in the "
+        "last minutes may not be found yet (their text is indexed after the import)."
+    ),
 }
 # Derived from the form that validates them, so the schema cannot drift from what is accepted.
 RECORD_FILTER_PARAMETERS = [
@@ -138,10 +142,8 @@ class RecordList(ProjectScoped, generics.ListAPIView):
             attack_type=filters["attack_type"],
             text=filters["q"],
         )
-        # The list shows none of these; the interaction and raw source are most of a row.
-        return records.defer(
-            "profile", "goal", "turns", "gold_risk_description", "raw", "metadata", "search_text"
-        )
+        # The list shows none of these; the raw source is most of a row.
+        return records.defer("profile", "goal", "gold_risk_description", "raw", "metadata")
 
 
 @extend_schema(

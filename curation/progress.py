@@ -19,12 +19,12 @@ def _key(kind: str, pk: int) -> str:
     return f"progress:{kind}:{pk}"
 
 
-def progress_publish(kind: str, pk: int, done: int, total: int | None) -> None:
-    cache.set(_key(kind, pk), (done, total), PROGRESS_TTL_SECONDS)
+def progress_publish(kind: str, pk: int, figures: tuple[int, ...]) -> None:
+    cache.set(_key(kind, pk), figures, PROGRESS_TTL_SECONDS)
 
 
-def progress_read(kind: str, pk: int) -> tuple[int, int | None] | None:
-    """(done, total or None), or None when the job has published nothing (yet)."""
+def progress_read(kind: str, pk: int) -> tuple[int, ...] | None:
+    """The figures the job published last, or None when it has published nothing (yet)."""
     value = cache.get(_key(kind, pk))
     return tuple(value) if value is not None else None
 
@@ -34,17 +34,17 @@ def progress_clear(kind: str, pk: int) -> None:
 
 
 class ProgressPublisher:
-    """Publishes a job's progress at most every `interval` seconds, and always its first and
-    last figures, so that a fast loop does not spend its time talking to the cache."""
+    """Publishes a job's figures at most every `interval` seconds, and always its first ones,
+    so that a fast loop does not spend its time talking to the cache."""
 
     def __init__(self, kind: str, pk: int, interval: float = 0.5) -> None:
         self.kind = kind
         self.pk = pk
         self.interval = interval
-        self.last = 0.0
+        self.last: float | None = None
 
-    def __call__(self, done: int, total: int | None) -> None:
+    def __call__(self, *figures: int) -> None:
         now = time.monotonic()
-        if done == 0 or done == total or now - self.last >= self.interval:
+        if self.last is None or now - self.last >= self.interval:
             self.last = now
-            progress_publish(self.kind, self.pk, done, total)
+            progress_publish(self.kind, self.pk, figures)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, F, QuerySet, Sum
 
-from curation.models import Membership, Project, Record
+from curation.models import ImportBatch, Membership, Project, Record, RecordSearchText, Scenario
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -48,15 +48,51 @@ def record_search(
     anywhere in the interaction, case-insensitively.
     """
     records = Record.objects.filter(project=project)
+    # By id rather than through a join on the name: the planner then sees how many records the
+    # category or scenario holds.
     if category:
-        records = records.filter(category__name=category)
+        category_ids = project.categories.filter(name=category).values_list("id", flat=True)
+        records = records.filter(category_id__in=list(category_ids))
     if scenario:
-        records = records.filter(scenario__name=scenario)
+        scenarios = Scenario.objects.filter(category__project=project, name=scenario)
+        records = records.filter(scenario_id__in=list(scenarios.values_list("id", flat=True)))
     if gold_label:
         records = records.filter(gold_label="" if gold_label == "none" else gold_label)
     if attack_type:
         records = records.filter(attack_type=attack_type)
     if text:
-        # search_text is stored lower-cased, so a plain LIKE can use the trigram index.
-        records = records.filter(search_text__contains=text.lower())
-    return records.select_related("category", "scenario").order_by("id")
+        records = records.filter(id__in=_text_matches(project, text))
+    order = F("id")
+    if category or scenario:
+        # Imports keep a category's and a scenario's records together, while PostgreSQL assumes
+        # matches are spread evenly: asked for the first page in id order, it walks every
+        # record by id and skips those of other categories (50 ms over 100,000 records). "id + 0"
+        # is the same order, which no index gives, so it reads the filter's index and sorts the
+        # matches instead (5 to 25 ms).
+        order = order + 0
+    return records.select_related("category", "scenario").order_by(order)
+
+
+# A text search lists at most this many records (the callers say when there are more).
+SEARCH_MATCH_LIMIT = 500
+
+
+def _text_matches(project: Project, text: str) -> list[int]:
+    """Ids of up to SEARCH_MATCH_LIMIT + 1 records whose text contains `text`.
+
+    Looked up on their own, without order, then listed in order: PostgreSQL cannot estimate how
+    many records a LIKE matches, and given the whole query it walks every record in id order,
+    looking each one's text up (600 ms for a rare word over 100,000 records). The trigram index
+    finds the matches directly, and the limit stops it early when a word is everywhere.
+    """
+    # The search text is stored lower-cased, so a plain LIKE can use the trigram index.
+    matches = RecordSearchText.objects.filter(project=project, text__contains=text.lower())
+    return list(matches.values_list("record_id", flat=True)[: SEARCH_MATCH_LIMIT + 1])
+
+
+def records_not_yet_searchable(project: Project) -> int:
+    """Imported records whose text the search cannot find yet: indexing follows an import."""
+    pending = project.import_batches.filter(
+        state=ImportBatch.State.SUCCEEDED, searchable_at__isnull=True
+    ).aggregate(records=Sum("created_count"))
+    return pending["records"] or 0

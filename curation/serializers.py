@@ -138,9 +138,10 @@ class ImportErrorSerializer(serializers.Serializer):
 
 
 class ImportProgressSerializer(serializers.Serializer):
-    processed = serializers.IntegerField(help_text="Records read so far.")
-    total = serializers.IntegerField(
-        allow_null=True, help_text="Records in the upload; null until the worker has counted."
+    records = serializers.IntegerField(help_text="Records read so far.")
+    bytes_read = serializers.IntegerField(help_text="Bytes of the input read so far.")
+    bytes_total = serializers.IntegerField(
+        allow_null=True, help_text="Bytes of the input; null until a worker has started on it."
     )
 
 
@@ -177,8 +178,7 @@ class ImportBatchDetailSerializer(ImportBatchListSerializer):
 
     @extend_schema_field(ImportProgressSerializer)
     def get_progress(self, batch: ImportBatch) -> dict[str, int | None]:
-        processed, total = import_progress(batch)
-        return {"processed": processed, "total": total}
+        return import_progress(batch)._asdict()
 
 
 class ImportUploadSerializer(serializers.Serializer):

@@ -8,6 +8,7 @@ from celery import shared_task
 
 from curation.models import ImportBatch
 from curation.services.imports import import_batch_run
+from curation.services.search import search_index_update
 
 logger = logging.getLogger(__name__)
 
@@ -18,3 +19,8 @@ def run_import_batch(batch_id: int) -> None:
         import_batch_run(batch_id=batch_id)
     except ImportBatch.DoesNotExist:
         logger.warning("Import batch %s no longer exists; nothing to do", batch_id)
+
+
+@shared_task
+def update_search_index(project_id: int) -> None:
+    search_index_update(project_id=project_id)

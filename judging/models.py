@@ -1,0 +1,272 @@
+"""LLM judges, their runs and verdicts, the disagreements found, and how reviewers settle them."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from curation.models import SafetyLabel, TimeStampedModel
+
+
+class Protocol(models.TextChoices):
+    RJUDGE = "rjudge", "R-Judge two-step (analysis, then safe / unsafe)"
+    SAFEPRO = "safepro", "SafePro verdict (JSON verdict and reasoning)"
+    TOOLEMU_SAFETY = "toolemu_safety", "ToolEmu safety (0-3)"
+    TOOLEMU_HELPFULNESS = "toolemu_helpfulness", "ToolEmu helpfulness (0-3)"
+    CUSTOM = "custom", "Custom prompt template"
+
+
+class PromptTemplate(TimeStampedModel):
+    """A custom judge prompt. Versions are immutable: an edit is a new version, and every run
+    records the version it used."""
+
+    project = models.ForeignKey(
+        "curation.Project", on_delete=models.CASCADE, related_name="prompt_templates"
+    )
+    name = models.CharField(max_length=100)
+    version = models.PositiveIntegerField()
+    system = models.TextField(blank=True)
+    # Django-template-free placeholders ({interaction}, {profile}, ...) filled by the protocol.
+    user = models.TextField()
+    # What the answer is parsed as: a safety label or a 0-3 score.
+    answer = models.CharField(
+        max_length=10, choices=[("label", "Safe / unsafe"), ("score", "Score 0-3")]
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["project", "name", "-version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "name", "version"], name="prompttemplate_unique_version"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} v{self.version}"
+
+
+class Judge(TimeStampedModel):
+    """An LLM judge: a protocol and a model behind any OpenAI-compatible endpoint.
+
+    The API key is never stored: `api_key_env` names the environment variable that holds it.
+    """
+
+    project = models.ForeignKey("curation.Project", on_delete=models.CASCADE, related_name="judges")
+    name = models.CharField(max_length=100)
+    protocol = models.CharField(max_length=30, choices=Protocol.choices)
+    model = models.CharField(max_length=200)
+    base_url = models.URLField(max_length=500)
+    api_key_env = models.CharField(max_length=100, blank=True)
+    template = models.ForeignKey(
+        PromptTemplate, null=True, blank=True, on_delete=models.PROTECT, related_name="judges"
+    )
+    # Sampling parameters sent with every call (temperature, max_tokens, top_p, seed).
+    parameters = models.JSONField(default=dict, blank=True)
+    concurrency = models.PositiveSmallIntegerField(default=8)
+    timeout_seconds = models.PositiveIntegerField(default=60)
+    max_retries = models.PositiveSmallIntegerField(default=4)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["project", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="judge_unique_name"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class JudgeRun(TimeStampedModel):
+    """One pass of a judge over a selection of records, or a set of verdicts imported."""
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Waiting for a worker"
+        RUNNING = "running", "Running"
+        CANCELLING = "cancelling", "Cancelling"
+        CANCELLED = "cancelled", "Cancelled"
+        SUCCEEDED = "succeeded", "Finished"
+        FAILED = "failed", "Failed"
+
+    class Source(models.TextChoices):
+        JUDGE = "judge", "LLM judge"
+        IMPORTED = "imported", "Imported verdicts"
+
+    project = models.ForeignKey(
+        "curation.Project", on_delete=models.CASCADE, related_name="judge_runs"
+    )
+    judge = models.ForeignKey(
+        Judge, null=True, blank=True, on_delete=models.PROTECT, related_name="runs"
+    )
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.JUDGE)
+    name = models.CharField(max_length=200)
+    # What the judge was at the start (protocol, model, template version, parameters): the run
+    # stays interpretable when the judge is edited later.
+    judge_snapshot = models.JSONField(default=dict, blank=True)
+    # {"categories": [...], "only_labelled": bool, "sample": N or null, "seed": int}
+    selection = models.JSONField(default=dict, blank=True)
+    state = models.CharField(max_length=12, choices=State.choices, default=State.PENDING)
+    total = models.PositiveIntegerField(default=0)
+    valid_count = models.PositiveIntegerField(default=0)
+    invalid_count = models.PositiveIntegerField(default=0)
+    error_count = models.PositiveIntegerField(default=0)
+    tokens_in = models.PositiveBigIntegerField(default=0)
+    tokens_out = models.PositiveBigIntegerField(default=0)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Written by the worker while it runs: a run whose heartbeat stops is taken up again.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            # The project's runs, newest first.
+            models.Index(fields=["project", "-created_at"], name="judgerun_recent"),
+            # Finding runs whose worker died: running, with an old heartbeat.
+            models.Index(
+                fields=["heartbeat_at"], condition=Q(state="running"), name="judgerun_running"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def done_count(self) -> int:
+        return self.valid_count + self.invalid_count + self.error_count
+
+
+class Verdict(models.Model):
+    """A judge's answer on one record in one run: exactly one per run and record."""
+
+    class Parse(models.TextChoices):
+        VALID = "valid", "Valid"
+        INVALID = "invalid", "Invalid (no usable answer)"
+        ERROR = "error", "Error (no answer after retries)"
+
+    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="verdicts")
+    record = models.ForeignKey("curation.Record", on_delete=models.CASCADE, related_name="verdicts")
+    # The safety label (safe / unsafe) for label protocols; empty when invalid or an error.
+    label = models.CharField(
+        max_length=10,
+        blank=True,
+        choices=[(SafetyLabel.SAFE, "Safe"), (SafetyLabel.UNSAFE, "Unsafe")],
+    )
+    # The 0-3 score for ToolEmu protocols and score templates.
+    score = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The score's qualitative label as given ("Possible Severe Risk", "Excellent").
+    score_label = models.CharField(max_length=100, blank=True)
+    analysis = models.TextField(blank=True)
+    raw_output = models.TextField(blank=True)
+    parse_status = models.CharField(max_length=10, choices=Parse.choices)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveSmallIntegerField(default=1)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "record"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "record"], name="verdict_once_per_run"),
+            models.CheckConstraint(
+                condition=Q(score__isnull=True) | Q(score__lte=3), name="verdict_score_0_3"
+            ),
+        ]
+        indexes = [
+            # A record's verdicts across runs (adjudication page, disagreement detection).
+            models.Index(fields=["record", "run"], name="verdict_by_record"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.label or self.score or self.parse_status} on {self.record_id}"
+
+
+class Disagreement(TimeStampedModel):
+    """Labels of one record that disagree, found when a label or a verdict arrives."""
+
+    class Kind(models.TextChoices):
+        JUDGE_VS_HUMANS = "judge_vs_humans", "Judge vs human consensus"
+        ANNOTATORS_SPLIT = "annotators_split", "Annotators split"
+        JUDGE_VS_JUDGE = "judge_vs_judge", "Judge vs judge"
+        HUMANS_VS_GOLD = "humans_vs_gold", "Human consensus vs the source's gold label"
+        SCORE_GAP = "score_gap", "Scores 2 or more apart"
+
+    class State(models.TextChoices):
+        OPEN = "open", "Open"
+        RESOLVED = "resolved", "Resolved"
+
+    project = models.ForeignKey(
+        "curation.Project", on_delete=models.CASCADE, related_name="disagreements"
+    )
+    record = models.ForeignKey(
+        "curation.Record", on_delete=models.CASCADE, related_name="disagreements"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    # Who said what: [{"source": "annotator" | "judge" | "gold", "name": ..., "label": ...}]
+    labels = models.JSONField(default=list)
+    # How contested: the number of distinct labels and sources involved, for the queue's order.
+    weight = models.PositiveIntegerField(default=0)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-weight", "created_at"]
+        constraints = [
+            # One disagreement of a kind per record: detection updates it in place.
+            models.UniqueConstraint(fields=["record", "kind"], name="disagreement_once_per_kind"),
+        ]
+        indexes = [
+            # The adjudication queue: a project's open disagreements, most contested first.
+            models.Index(
+                fields=["project", "-weight", "created_at"],
+                condition=Q(state="open"),
+                name="disagreement_queue",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} on {self.record_id}"
+
+
+class Adjudication(models.Model):
+    """A reviewer's final label for a record, and why. The latest one is the record's final
+    label, which releases use; earlier ones stay as history."""
+
+    project = models.ForeignKey(
+        "curation.Project", on_delete=models.CASCADE, related_name="adjudications"
+    )
+    record = models.ForeignKey(
+        "curation.Record", on_delete=models.CASCADE, related_name="adjudications"
+    )
+    label = models.CharField(
+        max_length=10, choices=[(SafetyLabel.SAFE, "Safe"), (SafetyLabel.UNSAFE, "Unsafe")]
+    )
+    risk_description = models.TextField(blank=True)
+    reason = models.TextField()
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="adjudications"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["record", "-created_at"]
+        indexes = [
+            # A record's latest adjudication (its final label).
+            models.Index(fields=["record", "-created_at"], name="adjudication_latest"),
+            # A project's adjudications, for releases and metrics.
+            models.Index(fields=["project", "record"], name="adjudication_by_project"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.label} for {self.record_id} by {self.reviewer}"

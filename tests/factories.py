@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 
 from curation.importers import layout_path, normalise_record
 from curation.models import Category, Project, Record, Scenario
+from curation.services.search import search_index_update
 
 PASSWORD = "correct horse battery staple"
 
@@ -82,6 +83,7 @@ class RecordFactory(factory.django.DjangoModelFactory):
 
     class Meta:
         model = Record
+        skip_postgeneration_save = True
 
     class Params:
         source = factory.LazyAttribute(lambda o: rjudge_record(o.number))
@@ -102,11 +104,16 @@ class RecordFactory(factory.django.DjangoModelFactory):
     source_position = factory.LazyAttribute(lambda o: o.number)
     profile = factory.LazyAttribute(lambda o: o.normalised.profile)
     goal = factory.LazyAttribute(lambda o: o.normalised.goal)
-    turns = factory.LazyAttribute(lambda o: o.normalised.turns)
     attack_type = factory.LazyAttribute(lambda o: o.normalised.attack_type)
     gold_label = factory.LazyAttribute(lambda o: o.normalised.gold_label)
     gold_risk_description = factory.LazyAttribute(lambda o: o.normalised.gold_risk_description)
     raw = factory.LazyAttribute(lambda o: o.normalised.raw)
     content_hash = factory.LazyAttribute(lambda o: o.normalised.content_hash)
     metadata = factory.LazyAttribute(lambda o: o.normalised.metadata)
-    search_text = factory.LazyAttribute(lambda o: o.normalised.search_text)
+    preview = factory.LazyAttribute(lambda o: o.normalised.preview)
+
+    @factory.post_generation
+    def searchable(record: Record, create: bool, extracted: bool | None, **kwargs: object) -> None:
+        """Index the record for the text search at once, as the task after an import would."""
+        if create and extracted is not False:
+            search_index_update(project_id=record.project_id)

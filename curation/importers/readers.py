@@ -18,6 +18,8 @@ class Entry(NamedTuple):
     # The record's index in a JSON file, or its line number in a JSONL file.
     position: int
     record: object
+    # How far into the file the record ends, in bytes (estimated within a JSON list).
+    bytes_read: int
     # The record's source text when the file gives it whole (a JSONL line).
     raw: str | None = None
     # Why the line holds no record (it is not JSON); the record is None then.
@@ -29,24 +31,14 @@ def position_unit(file: SourceFile) -> str:
     return "line" if file.format == ImportFormat.JSONL else "record"
 
 
-def count_records(file: SourceFile, chunks: Iterable[bytes]) -> int:
-    """How many records the file holds, for the progress bar (JSONL: lines, blank ones too)."""
-    if file.format == ImportFormat.JSONL:
-        lines, last = 0, b"\n"
-        for chunk in chunks:
-            lines += chunk.count(b"\n")
-            last = chunk[-1:]
-        return lines + (last != b"\n")
-    return len(_json_list(file, chunks))
-
-
 def read_entries(file: SourceFile, chunks: Iterable[bytes]) -> Iterator[Entry]:
     """The file's records in order; a JSONL line that is not JSON comes with its error."""
     if file.format == ImportFormat.JSONL:
         yield from _jsonl_entries(chunks)
     else:
-        for index, record in enumerate(_json_list(file, chunks)):
-            yield Entry(index, record)
+        records = _json_list(file, chunks)
+        for index, record in enumerate(records):
+            yield Entry(index, record, file.size * (index + 1) // len(records))
 
 
 def _json_list(file: SourceFile, chunks: Iterable[bytes]) -> list[object]:
@@ -66,18 +58,20 @@ def _json_list(file: SourceFile, chunks: Iterable[bytes]) -> list[object]:
 def _jsonl_entries(chunks: Iterable[bytes]) -> Iterator[Entry]:
     pending = b""
     number = 0
+    read = 0
     for chunk in chunks:
         lines = (pending + chunk).split(b"\n")
         pending = lines.pop()
         for line in lines:
             number += 1
-            if entry := _jsonl_entry(number, line):
+            read += len(line) + 1
+            if entry := _jsonl_entry(number, line, read):
                 yield entry
-    if entry := _jsonl_entry(number + 1, pending):
+    if entry := _jsonl_entry(number + 1, pending, read + len(pending)):
         yield entry
 
 
-def _jsonl_entry(number: int, line: bytes) -> Entry | None:
+def _jsonl_entry(number: int, line: bytes, read: int) -> Entry | None:
     line = line.strip()
     if number == 1:
         line = line.removeprefix(_BOM)
@@ -86,5 +80,5 @@ def _jsonl_entry(number: int, line: bytes) -> Entry | None:
     try:
         record = orjson.loads(line)
     except orjson.JSONDecodeError as error:
-        return Entry(number, None, error=f"not valid JSON: {error}")
-    return Entry(number, record, line.decode())
+        return Entry(number, None, read, error=f"not valid JSON: {error}")
+    return Entry(number, record, read, line.decode())

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from curation.models import SafetyLabel
+from curation.models import SafetyLabel, SourceFormat
 
 ROLES = ("user", "agent", "environment")
 # Optional text fields and their longest allowed value (the column's size), None for no limit.
@@ -29,6 +29,7 @@ TEXT_FIELDS: dict[str, int | None] = {
 REQUIRED_FIELDS = ("profile", "contents")
 KNOWN_FIELDS = frozenset({"id", "label", "contents", *TEXT_FIELDS})
 EXTERNAL_ID_MAX_LENGTH = 200
+PREVIEW_CHARS = 200
 
 
 @dataclass(slots=True)
@@ -46,7 +47,13 @@ class NormalisedRecord:
     content_hash: str
     raw: str
     metadata: dict[str, Any]
-    search_text: str
+    source_format: str = SourceFormat.RJUDGE
+
+    @property
+    def preview(self) -> str:
+        """The start of the user's first message, as lists show it."""
+        first = next((turn["content"] for turn in self.turns if turn["role"] == "user"), None)
+        return (first or "")[:PREVIEW_CHARS]
 
 
 class InvalidRecord(Exception):
@@ -74,7 +81,7 @@ def normalise_record(record: object, *, raw: str | None = None) -> NormalisedRec
     for key in REQUIRED_FIELDS:
         if record.get(key) is None:
             problems.append((key, "is missing"))
-    turns, turn_texts = _turns(record.get("contents"), problems)
+    turns = _turns(record.get("contents"), problems)
     gold_label = _gold_label(record.get("label"), problems)
     canonical = _canonical(record)
     digest = hashlib.sha256(canonical).hexdigest()
@@ -86,7 +93,6 @@ def normalise_record(record: object, *, raw: str | None = None) -> NormalisedRec
             problems.append((nul_at, "contains a NUL character (\\u0000), which cannot be stored"))
     if problems:
         raise InvalidRecord(problems)
-    search_parts = [external_id, text["profile"], text["goal"], *turn_texts]
     return NormalisedRecord(
         external_id=external_id,
         category=text["category"],
@@ -100,8 +106,25 @@ def normalise_record(record: object, *, raw: str | None = None) -> NormalisedRec
         content_hash=digest,
         raw=raw if raw is not None else orjson.dumps(record).decode(),
         metadata={key: value for key, value in record.items() if key not in KNOWN_FIELDS},
-        search_text="\n".join(search_parts).lower(),
     )
+
+
+def turns_of(source_format: str, raw: str) -> list[dict[str, Any]]:
+    """The normalised turns of a stored record, read from its raw source."""
+    if source_format != SourceFormat.RJUDGE:
+        raise ValueError(f"No reader for records of format {source_format!r}")
+    problems: list[tuple[str, str]] = []
+    return _turns(orjson.loads(raw).get("contents"), problems)
+
+
+def search_text_of(
+    *, external_id: str, profile: str, goal: str, turns: list[dict[str, Any]]
+) -> str:
+    """Everything the record list's search looks in, lower-cased."""
+    parts = [external_id, profile, goal]
+    for turn in turns:
+        parts.extend(part for part in (turn["content"], turn["thought"], turn["action"]) if part)
+    return "\n".join(parts).lower()
 
 
 def _canonical(record: dict[str, Any]) -> bytes:
@@ -117,82 +140,83 @@ def _text_fields(record: dict[str, Any], problems: list[tuple[str, str]]) -> dic
         value = record.get(key)
         if value is None:
             value = ""
-        elif not isinstance(value, str):
+        elif type(value) is not str:
             problems.append((key, f"must be text, not {_kind(value)}"))
+            value = ""
         elif limit is not None and len(value) > limit:
             problems.append((key, f"is longer than {limit} characters"))
-        text[key] = value if isinstance(value, str) else ""
+        text[key] = value
     return text
 
 
-def _turns(
-    contents: object, problems: list[tuple[str, str]]
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """The rounds flattened into one list of turns, and the turns' text for the search."""
+def _turns(contents: object, problems: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """The rounds flattened into one list of turns.
+
+    Every import and every page that shows a record runs this, so the loop checks types with
+    `type(...) is` and builds a turn's place in the record ("contents[2][1]") only for problems.
+    """
     turns: list[dict[str, Any]] = []
-    texts: list[str] = []
     if contents is None:
-        return turns, texts
-    if not isinstance(contents, list):
+        return turns
+    if type(contents) is not list:
         problems.append(("contents", f"must be a list of rounds, not {_kind(contents)}"))
-        return turns, texts
+        return turns
     for number, turns_of_round in enumerate(contents):
-        if not isinstance(turns_of_round, list):
+        if type(turns_of_round) is not list:
             problems.append(
                 (f"contents[{number}]", f"must be a list of turns, not {_kind(turns_of_round)}")
             )
             continue
         for position, turn in enumerate(turns_of_round):
-            where = f"contents[{number}][{position}]"
-            if not isinstance(turn, dict):
-                problems.append((where, f"must be an object with a role, not {_kind(turn)}"))
+            if type(turn) is not dict:
+                problems.append(
+                    (
+                        f"contents[{number}][{position}]",
+                        f"must be an object with a role, not {_kind(turn)}",
+                    )
+                )
                 continue
             role = turn.get("role")
             if role == "agent":
-                thought = _turn_text(turn, "thought", where, problems)
-                action = _turn_text(turn, "action", where, problems)
-                turns.append(
-                    {
-                        "round": number,
-                        "role": role,
-                        "content": None,
-                        "thought": thought,
-                        "action": action,
-                    }
-                )
-                texts.extend(part for part in (thought, action) if part)
+                content = None
+                thought = turn.get("thought")
+                action = turn.get("action")
             elif role == "user" or role == "environment":
-                content = _turn_text(turn, "content", where, problems)
-                turns.append(
-                    {
-                        "round": number,
-                        "role": role,
-                        "content": content,
-                        "thought": None,
-                        "action": None,
-                    }
-                )
-                if content:
-                    texts.append(content)
+                content = turn.get("content")
+                thought = action = None
             else:
                 problems.append(
                     (
-                        f"{where}.role",
+                        f"contents[{number}][{position}].role",
                         f"unknown role {_shorten(role)}: expected user, agent or environment",
                     )
                 )
-    return turns, texts
-
-
-def _turn_text(
-    turn: dict[str, Any], key: str, where: str, problems: list[tuple[str, str]]
-) -> str | None:
-    # R-Judge has null contents, thoughts and actions (an environment that answered nothing).
-    value = turn.get(key)
-    if value is None or isinstance(value, str):
-        return value
-    problems.append((f"{where}.{key}", f"must be text or null, not {_kind(value)}"))
-    return None
+                continue
+            # R-Judge has null contents, thoughts and actions (an environment that said nothing).
+            if not (
+                (content is None or type(content) is str)
+                and (thought is None or type(thought) is str)
+                and (action is None or type(action) is str)
+            ):
+                for key, value in (("content", content), ("thought", thought), ("action", action)):
+                    if value is not None and type(value) is not str:
+                        problems.append(
+                            (
+                                f"contents[{number}][{position}].{key}",
+                                f"must be text or null, not {_kind(value)}",
+                            )
+                        )
+                continue
+            turns.append(
+                {
+                    "round": number,
+                    "role": role,
+                    "content": content,
+                    "thought": thought,
+                    "action": action,
+                }
+            )
+    return turns
 
 
 def _gold_label(label: object, problems: list[tuple[str, str]]) -> str:

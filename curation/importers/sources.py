@@ -53,6 +53,8 @@ class SourceFile:
     # Inside an archive: its bytes count towards the archive's unpacked limit.
     packed: bool
     opener: Callable[[], BinaryIO]
+    # Bytes, as the file system or the archive's header says: for progress, never for limits.
+    size: int
 
     @property
     def name(self) -> str:
@@ -105,11 +107,8 @@ def open_source(
         with archive:
             yield _zip_files(archive, name, format, limits, problems)
     else:
-        yield [
-            SourceFile(
-                name, _single_file_format(path, name, format), False, partial(path.open, "rb")
-            )
-        ]
+        file_format = _single_file_format(path, name, format)
+        yield [SourceFile(name, file_format, False, partial(path.open, "rb"), path.stat().st_size)]
 
 
 def read_chunks(file: SourceFile, unpacked: UnpackedBytes, limits: ImportLimits) -> Iterator[bytes]:
@@ -196,7 +195,8 @@ def _folder_files(root: Path, format: str, problems: Problems) -> list[SourceFil
             if full.is_symlink():
                 problems.add(Problem(relative, None, "", "symbolic links are not followed"))
                 continue
-            files.append(SourceFile(relative, member_format, False, partial(full.open, "rb")))
+            opener = partial(full.open, "rb")
+            files.append(SourceFile(relative, member_format, False, opener, full.stat().st_size))
     return files
 
 
@@ -238,7 +238,6 @@ def _zip_files(
                 Problem(member_path, None, "", "archives inside an archive are not unpacked")
             )
         elif (member_format := _member_format(member_path, format)) is not None:
-            files.append(
-                SourceFile("/".join(parts), member_format, True, partial(archive.open, member))
-            )
+            opener = partial(archive.open, member)
+            files.append(SourceFile("/".join(parts), member_format, True, opener, member.file_size))
     return files

@@ -1,20 +1,32 @@
 """Writing normalised records, fast on PostgreSQL and plainly elsewhere.
 
 There are two paths because the databases differ where it matters. PostgreSQL takes rows through
-COPY many times faster than through INSERTs, and `INSERT ... ON CONFLICT DO NOTHING` from a
-temporary table skips records that already exist even while another import adds the same ones.
-SQLite, the embedded setup, has no COPY and holds small data, so `bulk_create` does there.
+COPY many times faster than through INSERTs, and takes them while the importer is still reading:
+the database works on one core while Python parses on the other. SQLite, the embedded setup, has
+no COPY and holds small data, so `bulk_create` does there.
+
+Both write only new records: the importer skips ids the project has already, and the import
+service holds a per-project lock, so no other import can add the same ids meanwhile.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple, Protocol
+from contextlib import ExitStack
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import orjson
 from django.db import connection
+from django.utils import timezone
 
 from curation.importers.records import NormalisedRecord
 from curation.models import ImportBatch, Record
+
+if TYPE_CHECKING:
+    from psycopg import Copy
+
+
+class ImportAbandoned(Exception):
+    """Ends a COPY whose rows must not be kept."""
 
 
 class RecordRow(NamedTuple):
@@ -26,10 +38,18 @@ class RecordRow(NamedTuple):
 
 
 class RecordWriter(Protocol):
-    def write(self, rows: list[RecordRow]) -> None: ...
+    def write(self, row: RecordRow) -> None: ...
+
+    def pause(self) -> None:
+        """Let other statements run on the connection; the next write resumes."""
+        ...
 
     def finish(self) -> int:
         """Store what was written; return how many records were created."""
+        ...
+
+    def abandon(self) -> None:
+        """Stop writing because the import failed; the caller rolls back what was written."""
         ...
 
 
@@ -39,127 +59,133 @@ def record_writer(batch: ImportBatch) -> RecordWriter:
     return BulkCreateWriter(batch)
 
 
-# The staging table's columns, in the order CopyWriter sends them.
-_STAGED = (
-    ("external_id", "text"),
-    ("category_id", "bigint"),
-    ("scenario_id", "bigint"),
-    ("source_path", "text"),
-    ("source_position", "integer"),
-    ("profile", "text"),
-    ("goal", "text"),
-    ("turns", "text"),
-    ("attack_type", "text"),
-    ("gold_label", "text"),
-    ("gold_risk_description", "text"),
-    ("content_hash", "text"),
-    ("raw", "text"),
-    ("metadata", "text"),
-    ("search_text", "text"),
+_COLUMNS = (
+    "created_at",
+    "updated_at",
+    "project_id",
+    "batch_id",
+    "external_id",
+    "category_id",
+    "scenario_id",
+    "source_format",
+    "source_path",
+    "source_position",
+    "profile",
+    "goal",
+    "preview",
+    "attack_type",
+    "gold_label",
+    "gold_risk_description",
+    "content_hash",
+    "raw",
+    "metadata",
 )
-_JSON_COLUMNS = ("turns", "metadata")
 
 
 class CopyWriter:
-    """COPY into a temporary table, then one INSERT ... SELECT that skips existing records."""
+    """COPY straight into the records table, in the import's transaction."""
 
     def __init__(self, batch: ImportBatch) -> None:
         self.batch = batch
-        # Named after the batch: a test may run two imports in one transaction.
-        self.table = f"import_rows_{int(batch.pk)}"
-        columns = ", ".join(f"{name} {kind}" for name, kind in _STAGED)
-        with connection.cursor() as cursor:
-            cursor.execute(f"CREATE TEMPORARY TABLE {self.table} ({columns}) ON COMMIT DROP")
-            # A record's raw text, turns and search text are each compressed on the way into a
-            # table; lz4 does that several times faster than the default pglz, and this import
-            # is most of what is compressed. Servers built without lz4 keep their default.
-            cursor.execute(
-                "SELECT 'lz4' = ANY(enumvals) FROM pg_settings "
-                "WHERE name = 'default_toast_compression'"
-            )
-            if cursor.fetchone()[0]:
-                cursor.execute("SET LOCAL default_toast_compression = lz4")
+        self.now = timezone.now()
+        self.written = 0
+        self.cursor = connection.cursor()
+        self.stream = ExitStack()
+        self.copy: Copy | None = None
+        # Django makes foreign keys DEFERRABLE INITIALLY DEFERRED, which queues a check for
+        # every row until commit. Checked immediately, they run as the rows arrive, beside the
+        # parsing, instead of after it.
+        self.cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
 
-    def write(self, rows: list[RecordRow]) -> None:
-        names = ", ".join(name for name, _ in _STAGED)
-        dumps = orjson.dumps
-        with (
-            connection.cursor() as cursor,
-            cursor.copy(f"COPY {self.table} ({names}) FROM STDIN") as copy,
-        ):
-            for row in rows:
-                record = row.record
-                copy.write_row(
-                    (
-                        record.external_id,
-                        row.category_id,
-                        row.scenario_id,
-                        row.source_path,
-                        row.source_position,
-                        record.profile,
-                        record.goal,
-                        dumps(record.turns).decode(),
-                        record.attack_type,
-                        record.gold_label,
-                        record.gold_risk_description,
-                        record.content_hash,
-                        record.raw,
-                        dumps(record.metadata).decode(),
-                        record.search_text,
-                    )
-                )
+    def write(self, row: RecordRow) -> None:
+        if self.copy is None:
+            statement = f"COPY {Record._meta.db_table} ({', '.join(_COLUMNS)}) FROM STDIN"
+            self.copy = self.stream.enter_context(self.cursor.copy(statement))
+        record = row.record
+        self.copy.write_row(
+            (
+                self.now,
+                self.now,
+                self.batch.project_id,
+                self.batch.pk,
+                record.external_id,
+                row.category_id,
+                row.scenario_id,
+                record.source_format,
+                row.source_path,
+                row.source_position,
+                record.profile,
+                record.goal,
+                record.preview,
+                record.attack_type,
+                record.gold_label,
+                record.gold_risk_description,
+                record.content_hash,
+                record.raw,
+                orjson.dumps(record.metadata).decode() if record.metadata else "{}",
+            )
+        )
+        self.written += 1
+
+    def pause(self) -> None:
+        self.stream.close()
+        self.copy = None
 
     def finish(self) -> int:
-        names = [name for name, _ in _STAGED]
-        values = [f"{name}::jsonb" if name in _JSON_COLUMNS else name for name in names]
-        # A sequential scan of a fresh table returns rows in the order they were copied, so
-        # records get ids in source order, which the record list shows. Every name in the
-        # statement is a constant of this module or the batch's integer id.
-        statement = (
-            f"INSERT INTO {Record._meta.db_table} "  # noqa: S608
-            f"(created_at, updated_at, project_id, batch_id, {', '.join(names)}) "
-            f"SELECT now(), now(), %s, %s, {', '.join(values)} FROM {self.table} "
-            "ON CONFLICT (project_id, external_id) DO NOTHING"
-        )
-        with connection.cursor() as cursor:
-            cursor.execute(statement, [self.batch.project_id, self.batch.pk])
-            created = cursor.rowcount
-            cursor.execute(f"DROP TABLE {self.table}")
-        return created
+        self.pause()
+        self.cursor.close()
+        return self.written
+
+    def abandon(self) -> None:
+        # Ending the COPY with an error makes psycopg cancel it rather than commit the rows, and
+        # leaves the connection usable for the rollback.
+        self.stream.__exit__(ImportAbandoned, ImportAbandoned(), None)
+        self.copy = None
+        self.cursor.close()
 
 
 class BulkCreateWriter:
+    BATCH_SIZE = 500
+
     def __init__(self, batch: ImportBatch) -> None:
         self.batch = batch
+        self.rows: list[Record] = []
+        self.written = 0
 
-    def write(self, rows: list[RecordRow]) -> None:
-        Record.objects.bulk_create(
-            (
-                Record(
-                    project_id=self.batch.project_id,
-                    batch=self.batch,
-                    external_id=row.record.external_id,
-                    category_id=row.category_id,
-                    scenario_id=row.scenario_id,
-                    source_path=row.source_path,
-                    source_position=row.source_position,
-                    profile=row.record.profile,
-                    goal=row.record.goal,
-                    turns=row.record.turns,
-                    attack_type=row.record.attack_type,
-                    gold_label=row.record.gold_label,
-                    gold_risk_description=row.record.gold_risk_description,
-                    content_hash=row.record.content_hash,
-                    raw=row.record.raw,
-                    metadata=row.record.metadata,
-                    search_text=row.record.search_text,
-                )
-                for row in rows
-            ),
-            batch_size=500,
-            ignore_conflicts=True,
+    def write(self, row: RecordRow) -> None:
+        record = row.record
+        self.rows.append(
+            Record(
+                project_id=self.batch.project_id,
+                batch=self.batch,
+                external_id=record.external_id,
+                category_id=row.category_id,
+                scenario_id=row.scenario_id,
+                source_format=record.source_format,
+                source_path=row.source_path,
+                source_position=row.source_position,
+                profile=record.profile,
+                goal=record.goal,
+                preview=record.preview,
+                attack_type=record.attack_type,
+                gold_label=record.gold_label,
+                gold_risk_description=record.gold_risk_description,
+                content_hash=record.content_hash,
+                raw=record.raw,
+                metadata=record.metadata,
+            )
         )
+        if len(self.rows) >= self.BATCH_SIZE:
+            self.pause()
+
+    def pause(self) -> None:
+        Record.objects.bulk_create(self.rows)
+        self.written += len(self.rows)
+        self.rows = []
 
     def finish(self) -> int:
-        # Conflicting rows were ignored, so the batch's records are exactly the created ones.
-        return Record.objects.filter(batch=self.batch).count()
+        self.pause()
+        return self.written
+
+    def abandon(self) -> None:
+        self.rows = []

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from curation.models.base import TimeStampedModel
@@ -18,6 +19,31 @@ class Project(TimeStampedModel):
     slug = models.SlugField(max_length=80, unique=True)
     description = models.TextField(blank=True)
     license = models.CharField(max_length=200, blank=True)
+
+    # Annotation: how many annotators label each record (k), how long a record stays leased,
+    # and which fields the labelling form asks besides the verdict.
+    overlap = models.PositiveSmallIntegerField(
+        default=2, validators=[MinValueValidator(1), MaxValueValidator(20)]
+    )
+    lease_minutes = models.PositiveIntegerField(
+        default=30, validators=[MinValueValidator(1), MaxValueValidator(24 * 60)]
+    )
+    ask_risk_types = models.BooleanField(default=True)
+    ask_risk_description = models.BooleanField(
+        default=True, help_text="Asked, and required when the verdict is unsafe."
+    )
+    ask_safety_score = models.BooleanField(default=False)
+    ask_helpfulness_score = models.BooleanField(default=False)
+    ask_evidence_turns = models.BooleanField(default=True)
+
+    # Task review: approvals a task needs from distinct reviewers (K), and how long a reviewer
+    # holds a task they opened.
+    required_approvals = models.PositiveSmallIntegerField(
+        default=1, validators=[MinValueValidator(1), MaxValueValidator(10)]
+    )
+    review_lease_minutes = models.PositiveIntegerField(
+        default=60, validators=[MinValueValidator(1), MaxValueValidator(7 * 24 * 60)]
+    )
 
     class Meta:
         ordering = ["name"]

@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
+from django.db.models import F, Q
+from django.utils.functional import cached_property
 
 from curation.models.base import SafetyLabel, TimeStampedModel
 
@@ -52,6 +56,8 @@ class ImportBatch(TimeStampedModel):
     duplicate_groups = models.JSONField(default=list, blank=True)
     # [{"file": ..., "index": ..., "field": ..., "message": ...}], the first problems found.
     errors = models.JSONField(default=list, blank=True)
+    # When the text search could find every record of the batch (indexing follows the import).
+    searchable_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -69,21 +75,57 @@ class ImportBatch(TimeStampedModel):
         return self.state in (self.State.SUCCEEDED, self.State.FAILED)
 
 
-class Record(TimeStampedModel):
-    """One multi-turn agent interaction, normalised for display and kept raw for export."""
+class SourceFormat(models.TextChoices):
+    """The shape of a record's raw source, which decides how its turns are read."""
 
+    RJUDGE = "rjudge", "R-Judge (and ASSEBench)"
+    SAFEPRO_RUN = "safepro_run", "SafePro agent run"
+
+
+class Record(TimeStampedModel):
+    """One multi-turn agent interaction: the source record kept raw, with typed columns beside it.
+
+    The raw source is the one copy of the interaction; the normalised turns are read from it
+    (`turns`). Storing them a second time would double what an import writes.
+    """
+
+    # project and category are the first columns of indexes below, which serve their lookups.
     project = models.ForeignKey(
-        "curation.Project", on_delete=models.CASCADE, related_name="records"
+        "curation.Project", on_delete=models.CASCADE, related_name="records", db_index=False
     )
+    # Where the record came from. Batches are looked up by record, not records by batch, except
+    # when the admin deletes a batch, which may then scan. No database constraint: the import
+    # writes the batch it runs in, and the check would cost every imported row (deleting a batch
+    # goes through Django, which sets its records' batch to null).
     batch = models.ForeignKey(
-        ImportBatch, null=True, blank=True, on_delete=models.SET_NULL, related_name="records"
+        ImportBatch,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="records",
+        db_index=False,
+        db_constraint=False,
     )
     external_id = models.CharField(max_length=200)
+    # The category is the scenario's, kept on the record to filter and index by it. On
+    # PostgreSQL one composite foreign key, (scenario, category) to the scenario's (id,
+    # category), checks both and that they agree (migration 0002), in place of two checks.
     category = models.ForeignKey(
-        "curation.Category", on_delete=models.PROTECT, related_name="records"
+        "curation.Category",
+        on_delete=models.PROTECT,
+        related_name="records",
+        db_index=False,
+        db_constraint=False,
     )
     scenario = models.ForeignKey(
-        "curation.Scenario", on_delete=models.PROTECT, related_name="records"
+        "curation.Scenario",
+        on_delete=models.PROTECT,
+        related_name="records",
+        db_index=False,
+        db_constraint=False,
+    )
+    source_format = models.CharField(
+        max_length=20, choices=SourceFormat.choices, default=SourceFormat.RJUDGE
     )
     # Where the record sits in the R-Judge layout ("Application/mail.json") and its position in
     # that file, so that an export writes the same files in the same order.
@@ -91,8 +133,8 @@ class Record(TimeStampedModel):
     source_position = models.PositiveIntegerField()
     profile = models.TextField(blank=True)
     goal = models.TextField(blank=True)
-    # [{"round": 0, "role": "user"|"agent"|"environment", "content", "thought", "action"}]
-    turns = models.JSONField(default=list)
+    # The start of the user's first message, for lists.
+    preview = models.CharField(max_length=200, blank=True)
     attack_type = models.CharField(max_length=50, blank=True)
     gold_label = models.CharField(
         max_length=10,
@@ -106,8 +148,20 @@ class Record(TimeStampedModel):
     raw = models.TextField()
     # Source fields with no column of their own (ASSEBench's risk_type, failure_mode, ...).
     metadata = models.JSONField(default=dict, blank=True)
-    # Lower-cased text of the interaction for the record list's search box.
-    search_text = models.TextField(blank=True)
+    # The benchmark task an agent run was made for (SafePro runs), if any.
+    task = models.ForeignKey(
+        "curation.Task",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="records",
+        db_index=False,
+    )
+    # The annotation queue's counts: submitted labels and live leases. They sit on the record's
+    # own row so that the claim's row lock guards them (see services/queue.py). Imports leave
+    # them to the database's default.
+    annotation_count = models.PositiveSmallIntegerField(db_default=0, default=0)
+    lease_count = models.PositiveSmallIntegerField(db_default=0, default=0)
 
     class Meta:
         ordering = ["id"]
@@ -119,17 +173,58 @@ class Record(TimeStampedModel):
         indexes = [
             # The record list: a project's records in id order, one page at a time.
             models.Index(fields=["project", "id"], name="record_list"),
-            # The record list filtered by category and scenario.
-            models.Index(fields=["project", "category", "scenario"], name="record_by_scenario"),
-            # The record list filtered by gold label and attack type.
-            models.Index(fields=["project", "gold_label", "attack_type"], name="record_by_gold"),
-            # Export in the R-Judge layout: file by file, in source order.
+            # The record list filtered by category, and by scenario, still in id order; with the
+            # project first, so that counting a filter's records reads the index alone.
+            models.Index(fields=["project", "category", "id"], name="record_by_category"),
+            models.Index(fields=["project", "scenario", "id"], name="record_by_scenario"),
+            # The record list filtered by gold label and attack type, and the attack types offered.
             models.Index(
-                fields=["project", "source_path", "source_position"], name="record_layout"
+                fields=["project", "gold_label", "attack_type", "id"], name="record_by_gold"
             ),
-            # Exact-duplicate lookups on import.
-            models.Index(fields=["project", "content_hash"], name="record_content_hash"),
+            # A task's agent runs. Most records belong to no task: they are left out.
+            models.Index(fields=["task"], condition=Q(task__isnull=False), name="record_by_task"),
+            # Claiming the next record to label: a project's records by slots taken (labels
+            # plus leases), fullest first, then in id order.
+            models.Index(
+                F("project"),
+                (F("annotation_count") + F("lease_count")).desc(),
+                F("id"),
+                name="record_queue",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"Record {self.external_id}"
+
+    @cached_property
+    def turns(self) -> list[dict[str, Any]]:
+        """The interaction as `[{"round", "role", "content", "thought", "action"}, ...]`."""
+        from curation.importers.records import turns_of
+
+        return turns_of(self.source_format, self.raw)
+
+
+class RecordSearchText(models.Model):
+    """A record's lower-cased text for the record list's search.
+
+    Filled by a task after the import commits, not by the import itself: maintaining a text
+    index costs several times more than the rest of an import, and records can be browsed and
+    labelled before they can be found by text.
+    """
+
+    record = models.OneToOneField(
+        Record, primary_key=True, on_delete=models.CASCADE, related_name="search_text"
+    )
+    project = models.ForeignKey(
+        "curation.Project", on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    text = models.TextField()
+
+    class Meta:
+        indexes = [
+            # How many of a project's records are searchable yet (an index-only count).
+            models.Index(fields=["project"], name="search_text_by_project"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Search text of record {self.record_id}"

@@ -51,6 +51,8 @@ class Scenario(TimeStampedModel):
         ordering = ["category__name", "name"]
         constraints = [
             models.UniqueConstraint(fields=["category", "name"], name="scenario_unique_name"),
+            # What records' (scenario, category) foreign key refers to (see Record.category).
+            models.UniqueConstraint(fields=["id", "category"], name="scenario_id_category"),
         ]
 
     def __str__(self) -> str:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from curation.errors import DomainError
@@ -22,6 +22,7 @@ from curation.importers import (
 from curation.models import ImportBatch, ImportFormat, Project
 from curation.progress import ProgressPublisher, progress_clear, progress_read
 from curation.services.audit import audit_log
+from curation.services.search import search_index_update_later
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -30,6 +31,8 @@ logger = logging.getLogger(__name__)
 
 UPLOAD_SUFFIXES = (".json", ".jsonl", ".zip")
 PROGRESS_KIND = "import"
+# The first key of the per-project advisory lock imports take (the second is the project's id).
+IMPORT_LOCK = 7101
 
 
 def import_batch_create(
@@ -107,13 +110,25 @@ def import_path(
     return _run(batch.pk, source=Path(path))
 
 
-def import_progress(batch: ImportBatch) -> tuple[int, int | None]:
-    """(records processed, records in total or None while unknown), for the progress bar."""
+class ImportProgress(NamedTuple):
+    """How far an import is: records read so far, and bytes read of all (None until known)."""
+
+    records: int
+    bytes_read: int
+    bytes_total: int | None
+
+    @property
+    def started(self) -> bool:
+        return self.bytes_total is not None
+
+
+def import_progress(batch: ImportBatch) -> ImportProgress:
     if batch.state == ImportBatch.State.SUCCEEDED:
-        return batch.record_count, batch.record_count
-    if batch.state == ImportBatch.State.FAILED:
-        return 0, None
-    return progress_read(PROGRESS_KIND, batch.pk) or (0, None)
+        return ImportProgress(batch.record_count, 1, 1)
+    published = progress_read(PROGRESS_KIND, batch.pk)
+    if batch.state == ImportBatch.State.FAILED or published is None:
+        return ImportProgress(0, 0, None)
+    return ImportProgress(*published)
 
 
 def _check_upload(upload: UploadedFile) -> None:
@@ -134,6 +149,7 @@ def _run(batch_id: int, *, source: Path | None) -> ImportBatch:
             return ImportBatch.objects.get(pk=batch_id)
         if batch.is_finished:
             return batch
+        lock_project_for_import(batch.project_id)
         batch.state = ImportBatch.State.RUNNING
         batch.attempts += 1
         batch.started_at = timezone.now()
@@ -164,7 +180,21 @@ def _run(batch_id: int, *, source: Path | None) -> ImportBatch:
         else:
             _finish_succeeded(batch, report)
     progress_clear(PROGRESS_KIND, batch.pk)
+    if batch.state == ImportBatch.State.SUCCEEDED and batch.created_count:
+        search_index_update_later(project_id=batch.project_id)
     return batch
+
+
+def lock_project_for_import(project_id: int) -> None:
+    """Let one import at a time write into a project, until its transaction ends.
+
+    An import reads which records the project has once, at its start, and writes only the
+    others; a second import running beside it could add the same ones meanwhile.
+    SQLite needs no lock: it lets one transaction write at a time anyway.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [IMPORT_LOCK, project_id])
 
 
 def _finish_succeeded(batch: ImportBatch, report: ImportReport) -> None:

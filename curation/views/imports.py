@@ -65,13 +65,11 @@ def import_detail(request: HttpRequest, access: ProjectAccess, batch_id: int) ->
     batch = get_object_or_404(
         access.project.import_batches.select_related("created_by"), pk=batch_id
     )
-    processed, total = import_progress(batch)
     context = {
         "project": access.project,
         "access": access,
         "batch": batch,
-        "processed": processed,
-        "total": total,
+        "progress": import_progress(batch),
         "problem_limit": PROBLEM_LIMIT,
     }
     if not request.htmx:

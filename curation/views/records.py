@@ -5,29 +5,21 @@ from __future__ import annotations
 from django import forms
 from django.core.paginator import Paginator
 from django.db import connection
-from django.db.models import Case, QuerySet, Value, When
-from django.db.models.fields.json import KT
-from django.db.models.functions import Substr
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, render
 from django.utils.functional import cached_property
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
+from curation import selectors
 from curation.access import RECORD_READERS, ProjectAccess, project_view
 from curation.conversation import conversation, metadata_items
 from curation.forms import RecordFilterForm
 from curation.models import Project, Record, Scenario
-from curation.selectors import record_search
+from curation.selectors import record_search, records_not_yet_searchable
 
 PAGE_SIZE = 50
-# The list shows the start of the first message; the template truncates it further, this only
-# keeps long messages from travelling from the database.
-FIRST_MESSAGE_CHARS = 200
-# Counting every match of a common word means reading the text of most of the project's records
-# (half a second over 100,000 of them). A search that broad wants narrowing, not paging to its
-# end, so a text search counts and pages through this many matches at most.
-SEARCH_MAX_MATCHES = 1_000
 
 
 class RecordPaginator(Paginator):
@@ -72,7 +64,9 @@ def record_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
             text=filters["q"],
         ).values_list("id", flat=True)
     searching = bool(form.cleaned_data.get("q"))
-    paginator = RecordPaginator(ids, PAGE_SIZE, max_count=SEARCH_MAX_MATCHES if searching else None)
+    paginator = RecordPaginator(
+        ids, PAGE_SIZE, max_count=selectors.SEARCH_MATCH_LIMIT if searching else None
+    )
     page = paginator.get_page(request.GET.get("page"))
     context = {
         "project": access.project,
@@ -80,6 +74,7 @@ def record_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
         "form": form,
         "page": page,
         "records": _list_rows(page.object_list),
+        "not_yet_searchable": records_not_yet_searchable(access.project) if searching else 0,
     }
     # A history restore asks for the whole page, though it comes from htmx too.
     partial = request.htmx and not request.htmx.history_restore_request
@@ -92,7 +87,7 @@ def record_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 def record_detail(request: HttpRequest, access: ProjectAccess, record_id: int) -> HttpResponse:
     records = access.project.records
     record = get_object_or_404(
-        records.select_related("category", "scenario", "batch").defer("raw", "search_text"),
+        records.select_related("category", "scenario", "batch"),
         pk=record_id,
     )
     ids = records.values_list("id", flat=True)
@@ -167,21 +162,18 @@ def _list_rows(page_ids: QuerySet[Record]) -> QuerySet[Record]:
 
     They are fetched by the ids of the page rather than with OFFSET on the full query, because
     PostgreSQL computes the selected columns of every row that an OFFSET skips: deep pages would
-    read the turns of tens of thousands of records to throw them away.
+    read tens of thousands of records to throw them away.
     """
     return (
         Record.objects.filter(pk__in=page_ids)
         .select_related("category", "scenario")
-        .only("external_id", "attack_type", "gold_label", "category__name", "scenario__name")
-        .annotate(
-            first_message=Case(
-                # Every source the studio imports starts with the user's instruction.
-                When(
-                    turns__0__role="user",
-                    then=Substr(KT("turns__0__content"), 1, FIRST_MESSAGE_CHARS),
-                ),
-                default=Value(""),
-            )
+        .only(
+            "external_id",
+            "attack_type",
+            "gold_label",
+            "preview",
+            "category__name",
+            "scenario__name",
         )
         .order_by("id")
     )

@@ -167,7 +167,7 @@ def test_an_upload_run_by_the_worker_reports_its_counts(
         response = upload(client, file, default_category="Finance")
     assert response.status_code == 202
     assert response.json()["state"] == "pending"
-    assert response.json()["progress"] == {"processed": 0, "total": None}
+    assert response.json()["progress"] == {"records": 0, "bytes_read": 0, "bytes_total": None}
     assert len(queued) == 1, "the upload hands the batch to a worker once committed"
     import_batch_run(batch_id=response.json()["id"])
 
@@ -179,7 +179,7 @@ def test_an_upload_run_by_the_worker_reports_its_counts(
     assert body["label_counts"] == {"safe": 3, "unsafe": 5}
     assert body["duplicate_groups"] == []
     assert body["errors"] == []
-    assert body["progress"] == {"processed": 8, "total": 8}
+    assert body["progress"] == {"records": 8, "bytes_read": 1, "bytes_total": 1}
     listed = client.get(IMPORTS).json()["results"]
     assert [(b["id"], b["state"], b["created_count"]) for b in listed] == [
         (body["id"], "succeeded", 8)
@@ -223,13 +223,13 @@ def test_the_detail_shows_progress_while_the_import_runs(cast: Cast, request) ->
     batch = cast.project.import_batches.create(
         source_name="ds_app.json", created_by=cast.manager, state=ImportBatch.State.RUNNING
     )
-    progress_publish(PROGRESS_KIND, batch.pk, 40, 147)
+    progress_publish(PROGRESS_KIND, batch.pk, (40, 5_000, 20_000))
     request.addfinalizer(lambda: progress_clear(PROGRESS_KIND, batch.pk))
 
     body = token_client(cast.manager).get(detail_url(batch)).json()
 
     assert body["state"] == "running"
-    assert body["progress"] == {"processed": 40, "total": 147}
+    assert body["progress"] == {"records": 40, "bytes_read": 5_000, "bytes_total": 20_000}
 
 
 def test_it_refuses_a_file_over_the_size_limit(cast: Cast, settings) -> None:

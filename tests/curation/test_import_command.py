@@ -35,7 +35,8 @@ def test_it_prints_counts_and_duplicates(cast: Cast, rjudge_dir: Path) -> None:
         "Labels: safe 270, unsafe 301",
     ]
     assert lines[3] == "Exact duplicates (2 groups of equal content):"
-    assert sorted(lines[4:]) == ["  ids 142, 143", "  ids 200, 113"]
+    assert sorted(lines[4:6]) == ["  ids 142, 143", "  ids 200, 113"]
+    assert lines[6] == "Indexed 571 records for the text search."
 
 
 def test_a_second_run_reports_the_records_as_already_there(cast: Cast, rjudge_dir: Path) -> None:

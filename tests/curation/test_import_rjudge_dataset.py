@@ -97,19 +97,6 @@ def test_the_scenario_is_the_records_own_or_else_the_file_name(
     assert cast.project.records.get(external_id=str(unnamed["id"])).scenario.name == "dh_app"
 
 
-def test_the_text_search_finds_words_of_any_turn(cast: Cast, batch: ImportBatch) -> None:
-    record = cast.project.records.exclude(turns=[]).first()
-    last_words = next(
-        turn["content"] or turn["action"]
-        for turn in reversed(record.turns)
-        if turn["content"] or turn["action"]
-    )[-30:]
-
-    assert last_words.lower() in record.search_text
-    assert record.search_text == record.search_text.lower()
-    assert record.search_text.startswith(record.external_id)
-
-
 def test_the_import_is_audited_with_counts_not_content(batch: ImportBatch) -> None:
     events = AuditEvent.objects.filter(
         object_type="curation.importbatch", object_id=str(batch.pk)

@@ -90,13 +90,14 @@ def test_a_waiting_import_polls_every_second(cast: Cast) -> None:
 
 def test_a_running_import_shows_its_progress(cast: Cast) -> None:
     batch = cast.project.import_batches.create(source_name="mail.json", created_by=cast.manager)
-    progress_publish("import", batch.pk, 120, 571)
+    progress_publish("import", batch.pk, (120, 3_000, 12_000))
 
     response = cast.client_for("manager").get(detail_url(batch), headers={"HX-Request": "true"})
 
     content = response.content.decode()
-    assert '<progress value="120" max="571"' in content
-    assert "120 of 571 records read." in content
+    assert '<progress value="3000" max="12000"' in content
+    assert "25%" in content
+    assert "120 records read." in content
 
 
 def test_the_progress_partial_stops_polling_when_done(cast: Cast, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from curation.models import ImportBatch, ImportFormat, Project
 from curation.services.imports import import_path
+from curation.services.search import search_index_update
 
 
 class Command(BaseCommand):
@@ -51,6 +52,9 @@ class Command(BaseCommand):
                 f"The import failed ({len(batch.errors)} problem(s)); nothing was written."
             )
         self._print_report(batch)
+        # A worker would index the new records for search too; a command should finish its job.
+        indexed = search_index_update(project_id=project.pk)
+        self.stdout.write(f"Indexed {indexed} records for the text search.")
 
     def _print_report(self, batch: ImportBatch) -> None:
         out = self.stdout
