@@ -98,6 +98,9 @@ else:
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# The annotation queue's index includes the counts it orders by (curation.Record) for PostgreSQL's
+# index-only counts; SQLite, which has no such columns, builds it without them, as is fine.
+SILENCED_SYSTEM_CHECKS = ["models.W040"]
 
 REDIS_URL = env.str("REDIS_URL", default="")
 
@@ -152,6 +155,19 @@ IMPORT_MAX_FILE_BYTES = env.int("IMPORT_MAX_FILE_BYTES", default=200 * 1024 * 10
 IMPORT_MAX_UNPACKED_BYTES = env.int("IMPORT_MAX_UNPACKED_BYTES", default=1024 * 1024 * 1024)
 # Entries in an uploaded zip: a zip of millions of empty files is a bomb of another kind.
 IMPORT_MAX_ZIP_ENTRIES = env.int("IMPORT_MAX_ZIP_ENTRIES", default=10_000)
+# Reference files of benchmark tasks: the largest accepted, and the kinds accepted (by extension,
+# and checked against the content; curation/reference_files.py knows how to check these).
+TASK_FILE_MAX_BYTES = env.int("TASK_FILE_MAX_BYTES", default=10 * 1024 * 1024)
+_CHECKED_TASK_FILE_TYPES = ["pdf", "txt", "md", "csv", "json", "png", "jpg", "jpeg", "docx", "xlsx"]
+TASK_FILE_TYPES = [
+    extension.lower().lstrip(".")
+    for extension in env.list("TASK_FILE_TYPES", default=_CHECKED_TASK_FILE_TYPES)
+]
+if not set(TASK_FILE_TYPES) <= set(_CHECKED_TASK_FILE_TYPES):
+    raise ImproperlyConfigured(
+        f"TASK_FILE_TYPES may only name {', '.join(_CHECKED_TASK_FILE_TYPES)}; "
+        f"got {', '.join(sorted(set(TASK_FILE_TYPES) - set(_CHECKED_TASK_FILE_TYPES)))}."
+    )
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
@@ -210,6 +226,16 @@ SPECTACULAR_SETTINGS = {
     # Separate request and response components, so that an upload is a binary file in the schema
     # (Swagger UI then offers a file picker) and read-only fields are not asked for.
     "COMPONENT_SPLIT_REQUEST": True,
+    # Gold labels, verdicts and final labels share one choice set: one name for it.
+    # Several models name their choices State: one distinct component name for each.
+    "ENUM_NAME_OVERRIDES": {
+        "SafetyLabelEnum": [("safe", "Safe"), ("unsafe", "Unsafe")],
+        "ImportStateEnum": "curation.models.ImportBatch.State",
+        "LeaseStateEnum": "curation.models.Lease.State",
+        "TaskStateEnum": "curation.models.Task.State",
+        "JudgeRunStateEnum": "judging.models.JudgeRun.State",
+        "DisagreementStateEnum": "judging.models.Disagreement.State",
+    },
 }
 
 # Celery: Redis on the full stack; without it, a broker on the file system that the embedded
@@ -249,3 +275,16 @@ LOGGING = {
 # Judges read their API keys from the environment variable each judge names; the key itself is
 # never stored. OPENAI_API_KEY / OPENAI_BASE_URL are the defaults a new judge is offered.
 OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="https://api.openai.com/v1")
+# Judges may read their key only from variables whose whole name matches this: a project
+# manager must not be able to send the studio's own secrets (SECRET_KEY, DATABASE_URL) to an
+# endpoint of their choosing.
+JUDGE_API_KEY_ENV_PATTERN = env.str("JUDGE_API_KEY_ENV_PATTERN", default=r"[A-Z][A-Z0-9_]*_API_KEY")
+# The most calls a judge may have in flight at once, in one worker process.
+JUDGE_MAX_CONCURRENCY = env.int("JUDGE_MAX_CONCURRENCY", default=64)
+# A running judge run whose worker has not written its heartbeat for this long (seconds) is
+# taken as dead: a worker starting, or a manager's "resume", hands it to another worker.
+JUDGE_RUN_STALE_SECONDS = env.int("JUDGE_RUN_STALE_SECONDS", default=60)
+# The HTTP clients under the judges log every request at INFO and their internals at DEBUG;
+# keep them to warnings so that a DEBUG log level does not fill the log with request details.
+for _quiet in ("openai", "httpx", "httpx2", "httpcore", "httpcore2"):
+    LOGGING.setdefault("loggers", {})[_quiet] = {"level": "WARNING"}

@@ -20,6 +20,13 @@ ANY_MEMBER: tuple[Role, ...] = tuple(Role)
 # queue instead of browsing.
 RECORD_READERS: tuple[Role, ...] = (Role.REVIEWER, Role.MANAGER)
 MANAGERS: tuple[Role, ...] = (Role.MANAGER,)
+# Benchmark tasks: authors write them, reviewers review those of others, managers do both.
+AUTHORS: tuple[Role, ...] = (Role.AUTHOR, Role.MANAGER)
+REVIEWERS: tuple[Role, ...] = (Role.REVIEWER, Role.MANAGER)
+TASK_MEMBERS: tuple[Role, ...] = (Role.AUTHOR, Role.REVIEWER, Role.MANAGER)
+# Labelling takes the annotator role itself (see annotator_view): site administrators, who see
+# gold labels and everyone's labels, label only when given the role, so every label is blind.
+ANNOTATORS: tuple[Role, ...] = (Role.ANNOTATOR,)
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,22 @@ class ProjectAccess:
     @property
     def is_manager(self) -> bool:
         return self.has(*MANAGERS)
+
+    @property
+    def can_write_tasks(self) -> bool:
+        return self.has(*AUTHORS)
+
+    @property
+    def can_review_tasks(self) -> bool:
+        return self.has(*REVIEWERS)
+
+    @property
+    def sees_tasks(self) -> bool:
+        return self.has(*TASK_MEMBERS)
+
+    @property
+    def is_annotator(self) -> bool:
+        return bool(self.roles.intersection(ANNOTATORS))
 
 
 def project_access(
@@ -80,3 +103,21 @@ def project_view(
         return wrapper
 
     return decorator
+
+
+def annotator_access(user: AbstractBaseUser | AnonymousUser, slug: str) -> ProjectAccess:
+    """project_access for the annotation queue, which only the project's annotators use."""
+    access = project_access(user, slug, ANNOTATORS)
+    if not access.is_annotator:
+        raise PermissionDenied("Only the project's annotators label its records.")
+    return access
+
+
+def annotator_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Decorate a view taking (request, access, ...) that only the project's annotators use."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, slug: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        return view(request, annotator_access(request.user, slug), *args, **kwargs)
+
+    return wrapper

@@ -6,6 +6,7 @@ so a new page or endpoint cannot slip past without saying who may use it.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -19,6 +20,15 @@ MEMBERS = frozenset({"annotator", "author", "reviewer", "manager", "superuser"})
 RECORD_READERS = frozenset({"reviewer", "manager", "superuser"})
 MANAGERS = frozenset({"manager", "superuser"})
 SUPERUSERS = frozenset({"superuser"})
+# Benchmark tasks: the task of url_values() is the author's, submitted for review. Its author
+# edits and submits it, reviewers and managers review it (never its author), both may read it.
+TASK_READERS = frozenset({"author", "reviewer", "manager", "superuser"})
+TASK_WRITERS = frozenset({"author", "manager", "superuser"})
+TASK_REVIEWERS = frozenset({"reviewer", "manager", "superuser"})
+ITS_AUTHOR = frozenset({"author"})
+# The annotation queue takes the annotator role itself: site administrators see every label and
+# gold label, so they label only when given the role (which the cast's superuser is not).
+ANNOTATORS = frozenset({"annotator"})
 
 
 @dataclass(frozen=True)
@@ -30,6 +40,16 @@ class Rule:
     # Project routes hide the project from outsiders (404) rather than refusing them (403).
     in_project: bool = True
     data: dict[str, object] = field(default_factory=dict)
+
+
+class RewindingFile(io.BytesIO):
+    """An upload the test client can send once per persona: every read starts from the top."""
+
+    name = "upload.jsonl"
+
+    def read(self, size: int | None = -1) -> bytes:
+        self.seek(0)
+        return super().read(size)
 
 
 # Route name -> who may use it. Keep in step with the URLconf (the test checks).
@@ -57,6 +77,99 @@ RULES: dict[str, Rule] = {
     "curation:import_list": Rule(MANAGERS),
     "curation:import_detail": Rule(MANAGERS),
     "curation:export_rjudge": Rule(MANAGERS),
+    "curation:annotate": Rule(ANNOTATORS),
+    "curation:annotate_next": Rule(ANNOTATORS, method="post"),
+    # Posted empty, a label or a skip is re-shown with its errors; a draft is saved empty.
+    "curation:annotate_draft": Rule(ANNOTATORS, method="post"),
+    "curation:annotate_submit": Rule(ANNOTATORS, method="post"),
+    "curation:annotate_skip": Rule(ANNOTATORS, method="post"),
+    "curation:my_work": Rule(ANNOTATORS),
+    "curation:annotation_edit": Rule(ANNOTATORS),
+    "curation:guidelines": Rule(MEMBERS),
+    "curation:annotation_settings": Rule(MANAGERS),
+    "curation:guidelines_new": Rule(MANAGERS, method="post"),
+    "curation:annotation_progress": Rule(MANAGERS),
+    "api:annotation_claim": Rule(ANNOTATORS, kind="api", method="post"),
+    "api:annotation_lease": Rule(ANNOTATORS, kind="api"),
+    "api:annotation_submit": Rule(ANNOTATORS, kind="api", method="post", data={"verdict": "safe"}),
+    "api:annotation_skip": Rule(ANNOTATORS, kind="api", method="post", data={"reason": "unclear"}),
+    "api:annotation_list": Rule(ANNOTATORS, kind="api"),
+    "api:annotation_detail": Rule(ANNOTATORS, kind="api"),
+    "judging:judge_list": Rule(MANAGERS),
+    "judging:judge_new": Rule(MANAGERS),
+    "judging:judge_edit": Rule(MANAGERS),
+    # The judge of url_values() points at a closed port: the test fails fast, and says so.
+    "judging:judge_test": Rule(MANAGERS, method="post"),
+    "judging:template_list": Rule(MANAGERS),
+    "judging:run_list": Rule(RECORD_READERS),
+    "judging:run_new": Rule(MANAGERS),
+    "judging:run_detail": Rule(RECORD_READERS),
+    "judging:run_cancel": Rule(MANAGERS, method="post"),
+    "judging:run_resume": Rule(MANAGERS, method="post"),
+    "judging:verdict_import": Rule(MANAGERS),
+    "judging_api:judge_list": Rule(MANAGERS, kind="api"),
+    "judging_api:judge_detail": Rule(MANAGERS, kind="api"),
+    "judging_api:judge_test": Rule(MANAGERS, kind="api", method="post"),
+    "judging_api:run_list": Rule(RECORD_READERS, kind="api"),
+    "judging_api:run_detail": Rule(RECORD_READERS, kind="api"),
+    "judging_api:run_cancel": Rule(MANAGERS, kind="api", method="post"),
+    "judging_api:run_resume": Rule(MANAGERS, kind="api", method="post"),
+    "judging_api:run_verdicts": Rule(RECORD_READERS, kind="api"),
+    "judging_api:verdict_import": Rule(
+        MANAGERS,
+        kind="api",
+        method="post",
+        data={
+            "protocol": "safepro",
+            "file": RewindingFile(b'{"external_id": "access-check", "verdict": "SAFE"}\n'),
+        },
+    ),
+    # Disagreements, adjudication, judge quality and agreement: reviewers and managers only.
+    # Who may settle a record (POST) is tested in tests/judging/test_adjudication_page.py.
+    "judging:adjudication_queue": Rule(RECORD_READERS),
+    "judging:adjudication_record": Rule(RECORD_READERS),
+    "judging:quality": Rule(RECORD_READERS),
+    "judging:agreement": Rule(RECORD_READERS),
+    "judging_api:disagreement_list": Rule(RECORD_READERS, kind="api"),
+    "judging_api:disagreement_detail": Rule(RECORD_READERS, kind="api"),
+    "judging_api:adjudication_list": Rule(RECORD_READERS, kind="api"),
+    "judging_api:quality": Rule(RECORD_READERS, kind="api"),
+    "judging_api:agreement": Rule(RECORD_READERS, kind="api"),
+    # Benchmark tasks. Moves posted without a version, or that the task's state forbids, come
+    # back to the task's page with a message; whoever may never make the move gets 403.
+    "curation:task_list": Rule(TASK_READERS),
+    "curation:task_new": Rule(TASK_WRITERS),
+    "curation:task_detail": Rule(TASK_READERS),
+    "curation:task_edit": Rule(ITS_AUTHOR),
+    "curation:task_submit": Rule(ITS_AUTHOR, method="post"),
+    "curation:task_withdraw": Rule(ITS_AUTHOR | MANAGERS, method="post"),
+    "curation:task_reopen": Rule(ITS_AUTHOR, method="post"),
+    "curation:task_take": Rule(TASK_REVIEWERS, method="post"),
+    "curation:task_release": Rule(TASK_REVIEWERS, method="post"),
+    "curation:task_review": Rule(TASK_REVIEWERS),
+    "curation:task_revision": Rule(TASK_READERS),
+    "curation:task_file_upload": Rule(ITS_AUTHOR, method="post"),
+    "curation:task_file": Rule(TASK_READERS),
+    "curation:task_file_delete": Rule(ITS_AUTHOR, method="post"),
+    "curation:review_queue": Rule(TASK_REVIEWERS),
+    "curation:review_next": Rule(TASK_REVIEWERS, method="post"),
+    "curation:task_stats": Rule(MANAGERS),
+    "curation:task_import": Rule(MANAGERS),
+    "curation:run_import": Rule(MANAGERS),
+    "curation:export_safepro": Rule(MANAGERS),
+    "curation:export_safepro_zip": Rule(MANAGERS),
+    "curation:task_settings": Rule(MANAGERS),
+    "curation:risk_category_create": Rule(MANAGERS, method="post"),
+    "curation:risk_category_delete": Rule(MANAGERS, method="post"),
+    "curation:rubric_check_create": Rule(MANAGERS, method="post"),
+    "curation:rubric_check_switch": Rule(MANAGERS, method="post"),
+    "api:task_list": Rule(TASK_READERS, kind="api"),
+    "api:task_detail": Rule(TASK_READERS, kind="api"),
+    "api:task_transitions": Rule(TASK_READERS, kind="api"),
+    "api:task_revision_list": Rule(TASK_READERS, kind="api"),
+    "api:task_revision_detail": Rule(TASK_READERS, kind="api"),
+    "api:task_review_list": Rule(TASK_READERS, kind="api"),
+    "api:review_queue": Rule(TASK_REVIEWERS, kind="api"),
 }
 
 

@@ -5,9 +5,15 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from curation.services.annotations import Label, annotation_submit
+from curation.services.queue import lease_next_record
+from curation.services.tasks import task_file_attach, task_submit
+from judging.models import Disagreement
+from judging.services.runs import judge_run_create
 from tests.access import RULES, Rule, walk_urlconf
 from tests.conftest import PERSONAS, Cast
-from tests.factories import RecordFactory, UserFactory
+from tests.curation.task_helpers import make_task
+from tests.factories import RecordFactory, UserFactory, rjudge_record
 
 ROUTES = list(walk_urlconf())
 ADMIN_ROUTES = [r for r in ROUTES if r.name.startswith("admin:")]
@@ -32,12 +38,24 @@ def url_values(cast: Cast) -> dict[str, object]:
     record = RecordFactory(project=cast.project)
     batch = cast.project.import_batches.create(source_name="x.json", created_by=cast.manager)
     membership = cast.project.memberships.create(user=UserFactory(), role="annotator")
+    # The annotator labels one record and holds a lease on another.
+    RecordFactory(project=cast.project)
+    labelled = lease_next_record(project=cast.project, annotator=cast.annotator)
+    annotation = annotation_submit(lease=labelled, actor=cast.annotator, label=Label("safe"))
+    lease = lease_next_record(project=cast.project, annotator=cast.annotator)
     return {
         "slug": cast.project.slug,
         "record_id": record.pk,
         "batch_id": batch.pk,
         "membership_id": membership.pk,
+        "lease_id": lease.pk,
+        "annotation_id": annotation.pk,
+        **judging_values(cast),
+        "disagreement_id": Disagreement.objects.create(
+            project=cast.project, record=record, kind=Disagreement.Kind.ANNOTATORS_SPLIT
+        ).pk,
         "format": "json",
+        **task_values(cast),
     }
 
 
@@ -98,3 +116,45 @@ def test_admin_pages_are_for_staff_only(route, cast: Cast) -> None:
         else:
             assert response.status_code == 302, (persona, url, response.status_code)
             assert "login/?next=" in response["Location"], (persona, url)
+
+
+def judging_values(cast: Cast) -> dict[str, object]:
+    """A judge at a closed port, a run of it, and the record the verdict import names."""
+    if not cast.project.records.filter(external_id="access-check").exists():
+        RecordFactory(project=cast.project, source=rjudge_record("access-check"))
+    judge = cast.project.judges.create(
+        name=f"Judge {cast.project.judges.count()}",
+        protocol="rjudge",
+        model="none",
+        base_url="http://127.0.0.1:9/v1",
+        timeout_seconds=2,
+        max_retries=0,
+    )
+    run = judge_run_create(actor=cast.manager, project=cast.project, judge=judge)
+    return {"judge_id": judge.pk, "run_id": run.pk}
+
+
+@pytest.fixture(autouse=True)
+def media_root(settings, tmp_path) -> None:
+    # url_values() attaches a reference file: keep it out of the development media folder.
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+def task_values(cast: Cast) -> dict[str, object]:
+    """The author's task with a reference file, submitted; a risk category and a rubric check."""
+    task = make_task(cast.project, cast.author)
+    file = task_file_attach(
+        actor=cast.author, task=task, expected_version=task.version, name="brief.txt", data=b"Hi"
+    )
+    task_submit(actor=cast.author, task=task, expected_version=task.version)
+    category = cast.project.risk_categories.create(
+        slug=f"unused-{task.pk}", name=f"Unused {task.pk}"
+    )
+    check = cast.project.rubric_checks.create(text=f"Check {task.pk}")
+    return {
+        "task_id": task.pk,
+        "file_id": file.pk,
+        "number": 1,
+        "category_id": category.pk,
+        "check_id": check.pk,
+    }

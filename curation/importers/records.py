@@ -111,6 +111,11 @@ def normalise_record(record: object, *, raw: str | None = None) -> NormalisedRec
 
 def turns_of(source_format: str, raw: str) -> list[dict[str, Any]]:
     """The normalised turns of a stored record, read from its raw source."""
+    if source_format == SourceFormat.SAFEPRO_RUN:
+        # Imported here: the SafePro reader builds on this module.
+        from curation.importers.safepro_runs import run_turns
+
+        return run_turns(raw)
     if source_format != SourceFormat.RJUDGE:
         raise ValueError(f"No reader for records of format {source_format!r}")
     problems: list[tuple[str, str]] = []

@@ -184,12 +184,15 @@ class Record(TimeStampedModel):
             # A task's agent runs. Most records belong to no task: they are left out.
             models.Index(fields=["task"], condition=Q(task__isnull=False), name="record_by_task"),
             # Claiming the next record to label: a project's records by slots taken (labels
-            # plus leases), fullest first, then in id order.
+            # plus leases), fullest first, then in id order. The counts themselves are included
+            # so that counting the records left to label reads the index alone (PostgreSQL
+            # does not take an expression's value from the index for that).
             models.Index(
                 F("project"),
                 (F("annotation_count") + F("lease_count")).desc(),
                 F("id"),
                 name="record_queue",
+                include=["annotation_count", "lease_count"],
             ),
         ]
 

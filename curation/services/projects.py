@@ -4,7 +4,17 @@ from typing import TYPE_CHECKING
 
 from django.db import transaction
 
-from curation.models import Category, Membership, Project, RiskType, Role
+from curation.models import (
+    DEFAULT_RUBRIC,
+    SAFEPRO_RISK_CATEGORIES,
+    Category,
+    Membership,
+    Project,
+    RiskCategory,
+    RiskType,
+    Role,
+    RubricCheck,
+)
 from curation.models.taxonomy import RJUDGE_CATEGORIES, RJUDGE_RISK_TYPES
 from curation.services.audit import audit_log
 
@@ -21,7 +31,8 @@ def project_create(
     description: str = "",
     license: str = "",
 ) -> Project:
-    """Create a project seeded with R-Judge's categories and risk types; its creator manages it."""
+    """Create a project seeded with R-Judge's categories and risk types, SafePro's risk
+    categories and the default task review rubric; its creator manages it."""
     project = Project(name=name, slug=slug, description=description, license=license)
     project.full_clean()
     project.save()
@@ -31,6 +42,14 @@ def project_create(
     RiskType.objects.bulk_create(
         RiskType(project=project, slug=risk_slug, name=risk_name, position=position)
         for position, (risk_slug, risk_name) in enumerate(RJUDGE_RISK_TYPES)
+    )
+    RiskCategory.objects.bulk_create(
+        RiskCategory(project=project, slug=risk_slug, name=risk_name, position=position)
+        for position, (risk_slug, risk_name) in enumerate(SAFEPRO_RISK_CATEGORIES)
+    )
+    RubricCheck.objects.bulk_create(
+        RubricCheck(project=project, text=text, position=position)
+        for position, text in enumerate(DEFAULT_RUBRIC)
     )
     if actor is not None and actor.is_authenticated:
         Membership.objects.create(project=project, user=actor, role=Role.MANAGER)

@@ -27,16 +27,18 @@ def test_the_docs_list_every_operation_and_the_csp_blocks_nothing(
 
     page.goto("/api/docs/")
 
+    # Every operation of the schema the server serves is listed, none more.
+    schema = page.request.get("/api/schema/?format=json").json()
+    operations_in_schema = [
+        path
+        for path, item in schema["paths"].items()
+        for method in item
+        if method in {"get", "post", "put", "patch", "delete"}
+    ]
+    assert "/api/projects/{slug}/records/{record_id}/" in operations_in_schema
     operations = page.locator(".opblock-summary-path")
-    expect(operations).to_have_count(7)
-    assert set(operations.all_inner_texts()) == {
-        "/api/projects/",
-        "/api/projects/{slug}/",
-        "/api/projects/{slug}/records/",
-        "/api/projects/{slug}/records/{record_id}/",
-        "/api/projects/{slug}/imports/",
-        "/api/projects/{slug}/imports/{batch_id}/",
-    }
+    expect(operations).to_have_count(len(operations_in_schema))
+    assert set(operations.all_inner_texts()) == set(operations_in_schema)
     assert page.evaluate("window.__cspViolations") == []
     assert page_events.console_errors == []
     assert page_events.errors == []

@@ -1,0 +1,127 @@
+"""Blind by design: nothing an annotator receives, page or API, before or after labelling,
+carries the source's gold label or risk description, metadata, or anyone else's label."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from curation.models import Lease
+from curation.services.annotations import Label, annotation_submit
+from curation.services.queue import lease_next_record
+from tests.conftest import Cast
+from tests.curation.annotators import add_annotator
+from tests.curation.api_clients import token_client
+from tests.factories import RecordFactory, rjudge_record
+
+GOLD_DESCRIPTION = "GOLD-SENTINEL the agent mailed the vault password"
+METADATA = "META-SENTINEL failure mode"
+OTHER_DESCRIPTION = "OTHER-SENTINEL another annotator's reading"
+OTHER_DRAFT = "DRAFT-SENTINEL another annotator's draft"
+# Words that would reveal a label: the sentinels, and the source's label field.
+SECRETS = (GOLD_DESCRIPTION, METADATA, OTHER_DESCRIPTION, OTHER_DRAFT, '"label"', "gold")
+
+
+@pytest.fixture
+def record(cast: Cast):
+    """A record whose gold risk description and metadata are sentinels, with another
+    annotator's label (and a third annotator's draft) on it already."""
+    cast.project.overlap = 3
+    cast.project.save()
+    record = RecordFactory(
+        project=cast.project,
+        source=rjudge_record(77, risk_description=GOLD_DESCRIPTION),
+        metadata={"failure_mode": METADATA},
+    )
+    ann, bob = add_annotator(cast.project, "ann"), add_annotator(cast.project, "bob")
+    annotation_submit(
+        lease=lease_next_record(project=cast.project, annotator=ann),
+        actor=ann,
+        label=Label(
+            "unsafe",
+            risk_types=(cast.project.risk_types.get(slug="privacy-leakage"),),
+            risk_description=OTHER_DESCRIPTION,
+        ),
+    )
+    lease = lease_next_record(project=cast.project, annotator=bob)
+    Lease.objects.filter(pk=lease.pk).update(draft={"risk_description": OTHER_DRAFT})
+    return record
+
+
+def assert_blind(responses: dict[str, object]) -> None:
+    for name, response in responses.items():
+        body = response.content.decode()
+        leaked = [secret for secret in SECRETS if secret in body]
+        assert not leaked, f"{name} leaks {leaked}"
+
+
+def test_the_annotators_pages_never_show_the_gold_label_or_others_labels(
+    cast: Cast, record
+) -> None:
+    client = cast.client_for("annotator")
+    slug = cast.project.slug
+    responses = {"start": client.get(reverse("curation:annotate", args=[slug]))}
+    client.post(reverse("curation:annotate_next", args=[slug]))
+    lease = Lease.objects.get(annotator=cast.annotator)
+    responses["labelling page"] = client.get(reverse("curation:annotate", args=[slug]))
+    responses["draft"] = client.post(
+        reverse("curation:annotate_draft", args=[slug, lease.pk]), {"verdict": "safe"}
+    )
+    responses["invalid submit"] = client.post(
+        reverse("curation:annotate_submit", args=[slug, lease.pk]), {"verdict": "unsafe"}
+    )
+    responses["submit"] = client.post(
+        reverse("curation:annotate_submit", args=[slug, lease.pk]),
+        {"verdict": "unsafe", "risk_description": "Mine."},
+        headers={"HX-Request": "true"},
+    )
+    annotation = cast.annotator.annotations.get()
+    responses["my work"] = client.get(reverse("curation:my_work", args=[slug]))
+    responses["edit"] = client.get(reverse("curation:annotation_edit", args=[slug, annotation.pk]))
+    responses["guidelines"] = client.get(reverse("curation:guidelines", args=[slug]))
+
+    assert "Please tidy up my inbox." in responses["labelling page"].content.decode()
+    assert {r.status_code for r in responses.values()} == {200}
+    assert_blind(responses)
+
+
+def test_the_annotation_api_never_returns_the_gold_label_or_others_labels(
+    cast: Cast, record
+) -> None:
+    client = token_client(cast.annotator)
+    base = f"/api/projects/{cast.project.slug}/annotation"
+
+    claim = client.post(f"{base}/claim/")
+    lease_id = claim.json()["id"]
+    responses = {
+        "claim": claim,
+        "lease": client.get(f"{base}/lease/"),
+        "invalid submit": client.post(
+            f"{base}/leases/{lease_id}/submit/",
+            {"verdict": "unsafe"},
+            content_type="application/json",
+        ),
+        "submit": client.post(
+            f"{base}/leases/{lease_id}/submit/",
+            {"verdict": "unsafe", "risk_description": "Mine."},
+            content_type="application/json",
+        ),
+        "mine": client.get(f"{base}/mine/"),
+    }
+    annotation_id = responses["mine"].json()["results"][0]["id"]
+    responses["my label"] = client.get(f"{base}/mine/{annotation_id}/")
+
+    assert claim.json()["record"]["turns"][0]["content"] == "Please tidy up my inbox."
+    assert [r.status_code for r in responses.values()] == [200, 200, 400, 201, 200, 200]
+    assert_blind(responses)
+    assert set(json.loads(claim.content)["record"]) == {
+        "id",
+        "external_id",
+        "category",
+        "scenario",
+        "profile",
+        "goal",
+        "turns",
+    }
