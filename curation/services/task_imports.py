@@ -1,0 +1,457 @@
+"""Importing SafePro files: tasks with their reference files, and agent runs as records.
+
+Both are small (hundreds of tasks or runs) and run in the caller's process. Both check the whole
+input before writing anything, write in one transaction, and skip what the project already has,
+so importing a file twice adds nothing the second time.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+import orjson
+from django.conf import settings
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.utils import timezone
+
+from curation.errors import DomainError
+from curation.importers import PROBLEM_LIMIT, InvalidRecord, Problem, layout_path
+from curation.importers.safepro import SafeProTask, TaskProblem, read_safepro
+from curation.importers.safepro_runs import AgentRun, read_run
+from curation.models import (
+    Category,
+    ImportBatch,
+    ImportFormat,
+    Project,
+    Record,
+    RiskCategory,
+    Role,
+    Scenario,
+    SourceFormat,
+    Task,
+    TaskRevision,
+)
+from curation.reference_files import check_reference_file, safe_file_name
+from curation.services.audit import audit_log
+from curation.services.imports import lock_project_for_import
+from curation.services.search import search_index_update, search_index_update_later
+from curation.services.tasks import (
+    REQUIRED_FOR_REVIEW,
+    reference_file_store,
+    task_content_problems,
+    task_snapshot,
+)
+from curation.workflow import NotAllowed, project_roles
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+# The states imported tasks may start in: drafts to take through review, or an already
+# reviewed benchmark (a published SafePro file).
+IMPORT_STATES = (Task.State.DRAFT, Task.State.APPROVED)
+# Where agent runs sit in the R-Judge layout, by the name of their file: a records export writes
+# each run file back as one JSON list.
+RUNS_FOLDER = "SafePro runs"
+CATEGORY_MAX_CHARS = Category._meta.get_field("name").max_length
+
+
+class SafeProSource:
+    """A SafePro file and the reference files beside it: a JSON file, or a zip of both."""
+
+    def __init__(self, name: str, document: bytes, files: zipfile.ZipFile | Path | None) -> None:
+        self.name = name
+        self._document = document
+        self._files = files
+
+    @classmethod
+    def from_upload(cls, name: str, stream: BinaryIO) -> SafeProSource:
+        """An uploaded .json (no reference files) or .zip (the .json at its root, and files)."""
+        if name.lower().endswith(".zip"):
+            try:
+                archive = zipfile.ZipFile(stream)
+            except zipfile.BadZipFile:
+                raise DomainError(f"{name} is not a readable zip file.") from None
+            return cls._from_zip(name, archive)
+        if not name.lower().endswith(".json"):
+            raise DomainError("Upload a SafePro .json file, or a .zip of it with its files.")
+        return cls(name, _read_capped(stream, settings.IMPORT_MAX_FILE_BYTES, name), None)
+
+    @classmethod
+    def from_path(cls, path: Path) -> SafeProSource:
+        """A file on this machine: a .json whose reference files sit in its folder, or a .zip."""
+        if path.suffix.lower() == ".zip":
+            try:
+                return cls._from_zip(path.name, zipfile.ZipFile(path))
+            except zipfile.BadZipFile:
+                raise DomainError(f"{path.name} is not a readable zip file.") from None
+        with path.open("rb") as stream:
+            document = _read_capped(stream, settings.IMPORT_MAX_FILE_BYTES, path.name)
+        return cls(path.name, document, path.resolve().parent)
+
+    @classmethod
+    def _from_zip(cls, name: str, archive: zipfile.ZipFile) -> SafeProSource:
+        members = archive.infolist()
+        if len(members) > settings.IMPORT_MAX_ZIP_ENTRIES:
+            raise DomainError(f"{name} holds more than {settings.IMPORT_MAX_ZIP_ENTRIES:,} files.")
+        documents = [m for m in members if "/" not in m.filename and m.filename.endswith(".json")]
+        if len(documents) != 1:
+            raise DomainError(f"{name} must hold exactly one .json file at its root.")
+        with archive.open(documents[0]) as stream:
+            document = _read_capped(stream, settings.IMPORT_MAX_FILE_BYTES, documents[0].filename)
+        return cls(name, document, archive)
+
+    def document(self) -> object:
+        try:
+            return orjson.loads(self._document)
+        except orjson.JSONDecodeError as error:
+            raise DomainError(f"{self.name} is not valid JSON: {error}") from None
+
+    def reference(self, path: str) -> bytes | None:
+        """The bytes of a reference file (a checked relative path), None if it is not there."""
+        limit = settings.TASK_FILE_MAX_BYTES
+        if isinstance(self._files, zipfile.ZipFile):
+            try:
+                with self._files.open(path) as stream:
+                    return stream.read(limit + 1)
+            except KeyError:
+                return None
+        if isinstance(self._files, Path):
+            target = (self._files / path).resolve()
+            if not target.is_relative_to(self._files) or not target.is_file():
+                return None
+            with target.open("rb") as stream:
+                return stream.read(limit + 1)
+        return None
+
+
+@dataclass
+class TaskImportReport:
+    created: list[str] = field(default_factory=list)
+    # The task_ids the project had already: left as they are.
+    existing: list[str] = field(default_factory=list)
+    # Nothing was written when there are problems.
+    problems: list[TaskProblem] = field(default_factory=list)
+
+
+@dataclass
+class _Prepared:
+    task: SafeProTask
+    content: dict[str, Any]
+    # (name, bytes, content type)
+    files: list[tuple[str, bytes, str]]
+
+
+def safepro_import(
+    *,
+    actor: AbstractBaseUser,
+    project: Project,
+    source: SafeProSource,
+    state: str = Task.State.DRAFT,
+) -> TaskImportReport:
+    """Import a SafePro file's tasks as drafts by `actor`, or as approved tasks.
+
+    Tasks whose task_id the project has are reported as already present and left alone.
+    """
+    if Role.MANAGER not in project_roles(actor, project.pk):
+        raise NotAllowed("Only managers import tasks.")
+    if state not in IMPORT_STATES:
+        raise DomainError("Imported tasks start as drafts or as approved tasks.")
+    tasks, problems = read_safepro(source.document())
+    report = TaskImportReport(problems=problems)
+    stored: list[str] = []
+    try:
+        with transaction.atomic():
+            # One import at a time per project, so that two cannot both add the same task_id.
+            lock_project_for_import(project.pk)
+            present = set(
+                project.tasks.filter(external_id__in=[t.task_id for t in tasks]).values_list(
+                    "external_id", flat=True
+                )
+            )
+            report.existing = [task.task_id for task in tasks if task.task_id in present]
+            fresh = [task for task in tasks if task.task_id not in present]
+            prepared = _prepare(project, source, fresh, state)
+            report.problems.extend(prepared.problems)
+            if report.problems:
+                report.problems = report.problems[:PROBLEM_LIMIT]
+                return report
+            now = timezone.now()
+            for item in prepared.items:
+                stored.extend(_create(actor, project, item, state, now))
+                report.created.append(item.task.task_id)
+    except BaseException:
+        # The rows went with the transaction: the files stored for them go too.
+        for name in stored:
+            default_storage.delete(name)
+        raise
+    return report
+
+
+@dataclass
+class _Preparation:
+    items: list[_Prepared]
+    problems: list[TaskProblem]
+
+
+def _prepare(
+    project: Project, source: SafeProSource, tasks: list[SafeProTask], state: str
+) -> _Preparation:
+    """The tasks' content checked as the studio checks a task, and their files read."""
+    categories: dict[str, RiskCategory] = {}
+    for category in project.risk_categories.all():
+        categories[category.name.casefold()] = categories[category.slug.casefold()] = category
+    known = ", ".join(sorted({c.name for c in categories.values()}))
+    items, problems = [], []
+    for task in tasks:
+
+        def problem(name: str, message: str, task: SafeProTask = task) -> None:
+            problems.append(TaskProblem(task.key, task.index, name, message))
+
+        category = categories.get(task.risk_category.strip().casefold())
+        if task.risk_category and category is None:
+            problem(
+                "risk_category",
+                f"“{task.risk_category}” is not a risk category of this project ({known}).",
+            )
+        content = {
+            "sector": task.sector,
+            "occupation": task.occupation,
+            "prompt": task.prompt,
+            "messages": task.messages,
+            "risk_category": category,
+            "malicious_motivation": task.malicious_motivation,
+            "risk_outcome": task.risk_outcome,
+            "unsafe_criteria": task.unsafe_criteria,
+            "safe_criteria": task.safe_criteria,
+        }
+        for name, message in task_content_problems(project, content).items():
+            if name in ("sector", "occupation"):
+                # They come from the key, which the problem names already.
+                problem("", f"the {name} {message}")
+            else:
+                problem(name, message)
+        if state == Task.State.APPROVED:
+            for name in REQUIRED_FOR_REVIEW:
+                if not content[name] and not (name == "risk_category" and task.risk_category):
+                    problem(name, "is required for an approved task.")
+        files = []
+        for position, path in enumerate(task.reference_files):
+            name = safe_file_name(PurePosixPath(path).name)
+            data = source.reference(path)
+            if data is None:
+                problem(f"reference_files[{position}]", f"“{path}” is not in {source.name}.")
+                continue
+            if any(name == other for other, _, _ in files):
+                problem(f"reference_files[{position}]", f"a second file called “{name}”.")
+                continue
+            try:
+                files.append((name, data, check_reference_file(name, data)))
+            except DomainError as error:
+                problem(f"reference_files[{position}]", error.message)
+        items.append(_Prepared(task, content, files))
+    return _Preparation(items, problems)
+
+
+def _create(
+    actor: AbstractBaseUser, project: Project, item: _Prepared, state: str, now: Any
+) -> list[str]:
+    """Create the task and its files; return the names of the files stored."""
+    approved = state == Task.State.APPROVED
+    task = Task(
+        project=project,
+        author=actor,
+        external_id=item.task.task_id,
+        state=state,
+        round=1 if approved else 0,
+        submitted_at=now if approved else None,
+        decided_at=now if approved else None,
+        **item.content,
+    )
+    task.full_clean()
+    task.save()
+    stored = [
+        reference_file_store(
+            task=task, name=name, data=data, content_type=content_type, by=actor
+        ).file.name
+        for name, data, content_type in item.files
+    ]
+    if approved:
+        # An approved task is one whose submission was accepted: it has that revision.
+        TaskRevision.objects.create(
+            task=task, number=1, content=task_snapshot(task), created_by=actor
+        )
+    audit_log(
+        actor=actor,
+        action="curation.task.imported",
+        project=project,
+        obj=task,
+        after={"state": state, "external_id": task.external_id, "files": len(item.files)},
+    )
+    return stored
+
+
+@dataclass
+class RunImportReport:
+    created: int = 0
+    existing: int = 0
+    # By line of the file; nothing was written when there are problems.
+    problems: list[Problem] = field(default_factory=list)
+    batch: ImportBatch | None = None
+
+
+def agent_runs_import(
+    *,
+    actor: AbstractBaseUser | None,
+    project: Project,
+    name: str,
+    lines: Iterable[bytes | str],
+    index_now: bool = False,
+) -> RunImportReport:
+    """Import agent runs (JSONL) as records linked to the tasks they ran.
+
+    Each record's category and scenario are its task's sector and occupation. The text search
+    indexes the new records once the import commits (at once with `index_now`, for commands).
+    """
+    if actor is not None and Role.MANAGER not in project_roles(actor, project.pk):
+        raise NotAllowed("Only managers import agent runs.")
+    report = RunImportReport()
+    runs: list[tuple[int, AgentRun]] = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            text = line.decode() if isinstance(line, bytes) else line
+            if not text.strip():
+                continue
+            runs.append((number, read_run(text)))
+        except UnicodeDecodeError:
+            report.problems.append(Problem(name, number, "", "is not UTF-8 text", unit="line"))
+        except InvalidRecord as invalid:
+            report.problems.extend(
+                Problem(name, number, field, message, unit="line")
+                for field, message in invalid.problems
+            )
+        if len(report.problems) >= PROBLEM_LIMIT:
+            break
+    tasks = {
+        task.external_id: task
+        for task in project.tasks.filter(external_id__in={run.instance_id for _, run in runs})
+    }
+    for number, run in runs:
+        task = tasks.get(run.instance_id)
+        if task is None:
+            report.problems.append(
+                Problem(
+                    name,
+                    number,
+                    "instance_id",
+                    f"no task of this project has the task_id “{run.instance_id}”",
+                    unit="line",
+                )
+            )
+        elif len(task.sector) > CATEGORY_MAX_CHARS:
+            report.problems.append(
+                Problem(
+                    name,
+                    number,
+                    "instance_id",
+                    f"the task's sector is longer than {CATEGORY_MAX_CHARS} characters, the "
+                    "longest a category may be",
+                    unit="line",
+                )
+            )
+    if report.problems:
+        report.problems = report.problems[:PROBLEM_LIMIT]
+        return report
+    with transaction.atomic():
+        lock_project_for_import(project.pk)
+        report.batch = _write_runs(actor, project, name, runs, tasks, report)
+    if report.created:
+        if index_now:
+            search_index_update(project_id=project.pk)
+        else:
+            search_index_update_later(project_id=project.pk)
+    return report
+
+
+def _write_runs(
+    actor: AbstractBaseUser | None,
+    project: Project,
+    name: str,
+    runs: list[tuple[int, AgentRun]],
+    tasks: dict[str, Task],
+    report: RunImportReport,
+) -> ImportBatch:
+    now = timezone.now()
+    present = set(
+        project.records.filter(external_id__in=[run.external_id for _, run in runs]).values_list(
+            "external_id", flat=True
+        )
+    )
+    batch = ImportBatch(
+        project=project,
+        created_by=actor,
+        source_name=name[-300:],
+        format=ImportFormat.JSONL,
+        state=ImportBatch.State.SUCCEEDED,
+        attempts=1,
+        started_at=now,
+        finished_at=now,
+        record_count=len(runs),
+    )
+    batch.full_clean()
+    batch.save()
+    source_path = layout_path(RUNS_FOLDER, f"{PurePosixPath(name).stem}.json")
+    records, sectors = [], Counter()
+    for position, (_, run) in enumerate(runs):
+        if run.external_id in present:
+            report.existing += 1
+            continue
+        present.add(run.external_id)
+        task = tasks[run.instance_id]
+        category, _ = Category.objects.get_or_create(project=project, name=task.sector)
+        scenario, _ = Scenario.objects.get_or_create(category=category, name=task.occupation)
+        sectors[task.sector] += 1
+        records.append(
+            Record(
+                project=project,
+                batch=batch,
+                external_id=run.external_id,
+                category=category,
+                scenario=scenario,
+                source_format=SourceFormat.SAFEPRO_RUN,
+                source_path=source_path,
+                source_position=position,
+                profile=run.profile,
+                preview=run.preview,
+                content_hash=run.content_hash,
+                raw=run.raw,
+                metadata=run.metadata,
+                task=task,
+            )
+        )
+    Record.objects.bulk_create(records)
+    report.created = len(records)
+    batch.created_count = report.created
+    batch.existing_count = report.existing
+    batch.category_counts = dict(sectors)
+    batch.save()
+    audit_log(
+        actor=actor,
+        action="curation.import.succeeded",
+        project=project,
+        obj=batch,
+        after={"records": len(runs), "created": report.created, "existing": report.existing},
+    )
+    return batch
+
+
+def _read_capped(stream: BinaryIO, limit: int, name: str) -> bytes:
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise DomainError(f"{name} is larger than the limit of {limit:,} bytes.")
+    return data
