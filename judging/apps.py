@@ -7,3 +7,9 @@ class JudgingConfig(AppConfig):
     name = "judging"
     verbose_name = "Judging"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from curation.signals import annotation_saved
+        from judging import receivers
+
+        annotation_saved.connect(receivers.detect_on_label, dispatch_uid="judging.detect_on_label")

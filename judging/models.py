@@ -111,6 +111,9 @@ class JudgeRun(TimeStampedModel):
     judge_snapshot = models.JSONField(default=dict, blank=True)
     # {"categories": [...], "only_labelled": bool, "sample": N or null, "seed": int}
     selection = models.JSONField(default=dict, blank=True)
+    # The records the selection held at the run's creation, in id order: a resumed run judges
+    # the same set though records or labels were added since.
+    record_ids = models.JSONField(default=list, blank=True)
     state = models.CharField(max_length=12, choices=State.choices, default=State.PENDING)
     total = models.PositiveIntegerField(default=0)
     valid_count = models.PositiveIntegerField(default=0)
@@ -122,6 +125,15 @@ class JudgeRun(TimeStampedModel):
     finished_at = models.DateTimeField(null=True, blank=True)
     # Written by the worker while it runs: a run whose heartbeat stops is taken up again.
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # A token of the worker holding the run: a worker that finds another's token has been
+    # replaced (its heartbeat went stale) and stops.
+    claim = models.CharField(max_length=32, blank=True)
+    # Records judged per second over the last chunks, for the time left.
+    rate = models.FloatField(null=True, blank=True)
+    # Why the run failed, in words a manager can act on.
+    error = models.TextField(blank=True)
+    # Imported runs: the file, its lines, and those that matched no record or were unreadable.
+    report = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -1,5 +1,33 @@
 from __future__ import annotations
 
+from django.urls import path
+
+from judging.views import adjudication, agreement, judges, quality, runs
+
 app_name = "judging"
 
-urlpatterns: list[object] = []
+urlpatterns: list[object] = [
+    path("p/<slug:slug>/judges/", judges.judge_list, name="judge_list"),
+    path("p/<slug:slug>/judges/new/", judges.judge_new, name="judge_new"),
+    path("p/<slug:slug>/judges/templates/", judges.template_list, name="template_list"),
+    path("p/<slug:slug>/judges/<int:judge_id>/", judges.judge_edit, name="judge_edit"),
+    path("p/<slug:slug>/judges/<int:judge_id>/test/", judges.judge_test, name="judge_test"),
+    path("p/<slug:slug>/runs/", runs.run_list, name="run_list"),
+    path("p/<slug:slug>/runs/new/", runs.run_new, name="run_new"),
+    path("p/<slug:slug>/runs/import/", runs.verdict_import_page, name="verdict_import"),
+    path("p/<slug:slug>/runs/<int:run_id>/", runs.run_detail, name="run_detail"),
+    path("p/<slug:slug>/runs/<int:run_id>/cancel/", runs.run_cancel, name="run_cancel"),
+    path("p/<slug:slug>/runs/<int:run_id>/resume/", runs.run_resume, name="run_resume"),
+    path(
+        "p/<slug:slug>/adjudication/",
+        adjudication.adjudication_queue,
+        name="adjudication_queue",
+    ),
+    path(
+        "p/<slug:slug>/adjudication/<int:record_id>/",
+        adjudication.adjudication_record,
+        name="adjudication_record",
+    ),
+    path("p/<slug:slug>/quality/", quality.quality, name="quality"),
+    path("p/<slug:slug>/agreement/", agreement.agreement, name="agreement"),
+]

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from django.contrib import admin
+
+from judging.models import Adjudication, Disagreement, Judge, JudgeRun, PromptTemplate, Verdict
+
+
+@admin.register(PromptTemplate)
+class PromptTemplateAdmin(admin.ModelAdmin):
+    list_display = ["name", "version", "answer", "project", "created_at"]
+    list_filter = ["project", "answer"]
+    search_fields = ["name"]
+
+    # Versions are immutable: a change is a new version, saved from the studio's pages.
+    def has_change_permission(self, request: object, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Judge)
+class JudgeAdmin(admin.ModelAdmin):
+    list_display = ["name", "project", "protocol", "model", "base_url", "api_key_env"]
+    list_filter = ["project", "protocol"]
+    search_fields = ["name", "model"]
+    raw_id_fields = ["template", "created_by"]
+
+
+@admin.register(JudgeRun)
+class JudgeRunAdmin(admin.ModelAdmin):
+    list_display = ["name", "project", "source", "state", "total", "valid_count", "created_at"]
+    list_filter = ["state", "source", "project"]
+    search_fields = ["name"]
+    raw_id_fields = ["judge", "created_by"]
+    # Thousands of ids: shown on the run's page in the studio, not in a form field here.
+    exclude = ["record_ids"]
+    readonly_fields = ["claim", "heartbeat_at", "started_at", "finished_at"]
+
+
+@admin.register(Verdict)
+class VerdictAdmin(admin.ModelAdmin):
+    list_display = ["record", "run", "parse_status", "label", "score", "latency_ms", "created_at"]
+    list_filter = ["parse_status", "label"]
+    list_select_related = ["record", "run"]
+    raw_id_fields = ["run", "record"]
+
+
+@admin.register(Disagreement)
+class DisagreementAdmin(admin.ModelAdmin):
+    list_display = ["record", "kind", "state", "weight", "project", "created_at"]
+    list_filter = ["kind", "state", "project"]
+    list_select_related = ["record", "project"]
+    raw_id_fields = ["record"]
+
+
+@admin.register(Adjudication)
+class AdjudicationAdmin(admin.ModelAdmin):
+    list_display = ["record", "label", "reviewer", "project", "created_at"]
+    list_filter = ["label", "project"]
+    list_select_related = ["record", "reviewer", "project"]
+    raw_id_fields = ["record", "reviewer"]

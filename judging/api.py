@@ -1,0 +1,275 @@
+"""The REST API of judges, runs and verdicts: the same services and access rules as the pages.
+
+Judges are for managers. Runs and their verdicts are read by reviewers and managers; only
+managers start, cancel, resume or import them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import MultiPartParser
+from rest_framework.permissions import SAFE_METHODS
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from curation.access import MANAGERS, RECORD_READERS
+from curation.api import ProjectScoped
+from judging.models import Judge, JudgeRun, Verdict
+from judging.serializers import (
+    JudgeSerializer,
+    RunCreateSerializer,
+    RunSerializer,
+    VerdictImportSerializer,
+    VerdictSerializer,
+)
+from judging.services.judges import judge_connection_test, judge_create, judge_update
+from judging.services.runs import judge_run_cancel, judge_run_create, judge_run_resume
+from judging.services.verdict_import import verdict_import
+
+
+def _checked[T](service: Callable[..., T], **kwargs: Any) -> T:
+    """Call a service, turning its field errors into a 400 that names the fields."""
+    try:
+        return service(**kwargs)
+    except DjangoValidationError as error:
+        raise ValidationError(error.message_dict) from None
+
+
+class ReadOrManage(ProjectScoped):
+    """Reviewers and managers read; managers change."""
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        self.allowed_roles = RECORD_READERS if request.method in SAFE_METHODS else MANAGERS
+        super().initial(request, *args, **kwargs)
+
+
+class JudgeScoped(ProjectScoped):
+    allowed_roles = MANAGERS
+    serializer_class = JudgeSerializer
+    lookup_url_kwarg = "judge_id"
+
+    def get_queryset(self) -> QuerySet[Judge]:
+        return self.access.project.judges.select_related("template")
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        return {**super().get_serializer_context(), "project": self.access.project}
+
+
+@extend_schema(tags=["judges"])
+class JudgeList(JudgeScoped, generics.ListCreateAPIView):
+    """The project's LLM judges (managers). A judge names the environment variable its API key
+    is read from; the key itself is never stored or shown."""
+
+    @extend_schema(summary="The project's judges (managers)")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(summary="Create a judge (managers)", responses={201: JudgeSerializer})
+    def post(self, request: Request, slug: str) -> Response:
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        judge = _checked(
+            judge_create,
+            actor=request.user,
+            project=self.access.project,
+            **serializer.validated_data,
+        )
+        location = reverse("judging_api:judge_detail", args=[slug, judge.pk])
+        data = self.get_serializer(judge).data
+        return Response(data, status=status.HTTP_201_CREATED, headers={"Location": location})
+
+
+@extend_schema(tags=["judges"])
+class JudgeDetail(JudgeScoped, generics.RetrieveUpdateAPIView):
+    """One judge (managers). Runs keep the snapshot of the judge taken when they started."""
+
+    def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        judge = self.get_object()
+        serializer = self.get_serializer(judge, data=request.data, partial=kwargs.get("partial"))
+        serializer.is_valid(raise_exception=True)
+        _checked(judge_update, actor=request.user, judge=judge, **serializer.validated_data)
+        return Response(self.get_serializer(judge).data)
+
+
+@extend_schema(
+    tags=["judges"],
+    summary="Test a judge's connection: one short call, no retries (managers)",
+    request=None,
+    responses={
+        200: inline_serializer(
+            "ConnectionCheck",
+            {"ok": serializers.BooleanField(), "message": serializers.CharField()},
+        )
+    },
+)
+class JudgeConnectionTest(JudgeScoped, generics.GenericAPIView):
+    def post(self, request: Request, slug: str, judge_id: int) -> Response:
+        check = judge_connection_test(judge=self.get_object())
+        return Response({"ok": check.ok, "message": check.message})
+
+
+@extend_schema(tags=["runs"])
+class RunList(ReadOrManage, generics.ListAPIView):
+    """Runs of judges and imported verdict sets, newest first."""
+
+    serializer_class = RunSerializer
+
+    def get_queryset(self) -> QuerySet[JudgeRun]:
+        return self.access.project.judge_runs.select_related("created_by").defer("record_ids")
+
+    @extend_schema(summary="The project's runs (reviewers and managers)")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Start a run of a judge over a selection of records (managers)",
+        description=(
+            "The run is judged by a worker in the background; follow its state and progress at "
+            "the URL in the Location header."
+        ),
+        request=RunCreateSerializer,
+        responses={
+            202: RunSerializer,
+            400: OpenApiResponse(description="The request is invalid; the body says why."),
+        },
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        serializer = RunCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        project = self.access.project
+        judge = project.judges.filter(pk=data.pop("judge")).first()
+        if judge is None:
+            raise ValidationError({"judge": ["No such judge in this project."]})
+        names = set(data.pop("categories"))
+        categories = list(project.categories.filter(name__in=names))
+        if unknown := names - {category.name for category in categories}:
+            raise ValidationError({"categories": [f"Unknown: {', '.join(sorted(unknown))}."]})
+        run = judge_run_create(
+            actor=request.user, project=project, judge=judge, categories=categories, **data
+        )
+        location = reverse("judging_api:run_detail", args=[slug, run.pk])
+        body = RunSerializer(run).data
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": location})
+
+
+@extend_schema(tags=["runs"], summary="One run: state, progress, counts (reviewers, managers)")
+class RunDetail(ProjectScoped, generics.RetrieveAPIView):
+    allowed_roles = RECORD_READERS
+    serializer_class = RunSerializer
+    lookup_url_kwarg = "run_id"
+
+    def get_queryset(self) -> QuerySet[JudgeRun]:
+        return self.access.project.judge_runs.select_related("created_by").defer("record_ids")
+
+
+class RunAction(ProjectScoped, generics.GenericAPIView):
+    allowed_roles = MANAGERS
+    serializer_class = RunSerializer
+    lookup_url_kwarg = "run_id"
+
+    def get_queryset(self) -> QuerySet[JudgeRun]:
+        return self.access.project.judge_runs.defer("record_ids")
+
+
+@extend_schema(
+    tags=["runs"],
+    summary="Cancel a run (managers)",
+    description="A worker running it stops within seconds; 409 if the run has ended.",
+    request=None,
+)
+class RunCancel(RunAction):
+    def post(self, request: Request, slug: str, run_id: int) -> Response:
+        run = judge_run_cancel(actor=request.user, run=self.get_object())
+        return Response(RunSerializer(run).data)
+
+
+@extend_schema(
+    tags=["runs"],
+    summary="Resume a cancelled, failed or stalled run (managers)",
+    description="A worker judges the records that have no verdict in the run yet.",
+    request=None,
+    responses={202: RunSerializer},
+)
+class RunResume(RunAction):
+    def post(self, request: Request, slug: str, run_id: int) -> Response:
+        run = judge_run_resume(actor=request.user, run=self.get_object())
+        return Response(RunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+
+@extend_schema(
+    tags=["runs"],
+    summary="A run's verdicts, in record order (reviewers and managers)",
+    parameters=[
+        OpenApiParameter(
+            "parse_status",
+            OpenApiTypes.STR,
+            enum=list(Verdict.Parse.values),
+            description="Only verdicts of this parse status.",
+        )
+    ],
+)
+class VerdictList(ProjectScoped, generics.ListAPIView):
+    allowed_roles = RECORD_READERS
+    serializer_class = VerdictSerializer
+
+    def get_queryset(self) -> QuerySet[Verdict]:
+        run = get_object_or_404(self.access.project.judge_runs.only("id"), pk=self.kwargs["run_id"])
+        verdicts = run.verdicts.select_related("record").order_by("record_id")
+        wanted = self.request.query_params.get("parse_status")
+        if wanted:
+            if wanted not in Verdict.Parse.values:
+                raise ValidationError({"parse_status": [f"One of {', '.join(Verdict.Parse)}."]})
+            verdicts = verdicts.filter(parse_status=wanted)
+        return verdicts
+
+
+@extend_schema(
+    tags=["runs"],
+    summary="Import evaluator outputs as a run of verdicts (managers)",
+    description=(
+        "JSONL, one evaluation a line, matched to records by `external_id`, `id` or "
+        "`case_idx` (or the field named by `id_field`). The run's report lists the lines that "
+        "matched no record."
+    ),
+    request=VerdictImportSerializer,
+    responses={
+        201: RunSerializer,
+        400: OpenApiResponse(description="The file is refused; the body says why."),
+    },
+)
+class VerdictImport(ProjectScoped, generics.GenericAPIView):
+    allowed_roles = MANAGERS
+    parser_classes = [MultiPartParser]
+    serializer_class = VerdictImportSerializer
+
+    def post(self, request: Request, slug: str) -> Response:
+        upload = VerdictImportSerializer(data=request.data)
+        upload.is_valid(raise_exception=True)
+        data = upload.validated_data
+        run = verdict_import(
+            actor=request.user,
+            project=self.access.project,
+            upload=data["file"],
+            protocol=data["protocol"],
+            name=data["name"],
+            id_field=data["id_field"],
+        )
+        location = reverse("judging_api:run_detail", args=[slug, run.pk])
+        body = RunSerializer(run).data
+        return Response(body, status=status.HTTP_201_CREATED, headers={"Location": location})

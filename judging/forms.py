@@ -1,0 +1,120 @@
+"""Forms of the judging pages: judges, prompt templates, runs and verdict imports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.conf import settings
+
+from curation.models import Project
+from judging.client import PARAMETERS
+from judging.models import Judge, PromptTemplate
+from judging.protocols.custom import PLACEHOLDERS
+from judging.services.verdict_import import ID_FIELDS, IMPORTABLE
+
+
+class JudgeForm(forms.ModelForm):
+    parameters = forms.JSONField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="A JSON object sent with every call; keys among "
+        f"{', '.join(sorted(PARAMETERS))}.",
+    )
+
+    class Meta:
+        model = Judge
+        fields = [
+            "name",
+            "protocol",
+            "model",
+            "base_url",
+            "api_key_env",
+            "template",
+            "parameters",
+            "concurrency",
+            "timeout_seconds",
+            "max_retries",
+        ]
+        labels = {
+            "base_url": "Base URL",
+            "api_key_env": "API key variable",
+            "template": "Prompt template (custom judges)",
+            "timeout_seconds": "Timeout (seconds)",
+            "concurrency": "Calls at once",
+        }
+        help_texts = {
+            "base_url": "Any OpenAI-compatible endpoint: OpenAI, vLLM, Ollama, llama.cpp server…",
+            "api_key_env": (
+                "The name of the environment variable that holds the API key where the workers "
+                "run. The key itself is never stored or shown. Empty for endpoints without keys."
+            ),
+            "concurrency": "Calls in flight at once during a run.",
+            "max_retries": "Retries of a call after a 429, a 5xx or a timeout, with backoff.",
+        }
+
+    def __init__(self, *args: Any, project: Project, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["template"].queryset = project.prompt_templates.all()
+        if self.instance.pk is None:
+            self.initial.setdefault("base_url", settings.OPENAI_BASE_URL)
+            self.initial.setdefault("api_key_env", "OPENAI_API_KEY")
+            self.initial.setdefault("parameters", {"temperature": 0})
+
+    def clean_parameters(self) -> dict[str, Any]:
+        return self.cleaned_data["parameters"] or {}
+
+
+class PromptTemplateForm(forms.ModelForm):
+    class Meta:
+        model = PromptTemplate
+        fields = ["name", "answer", "system", "user"]
+        labels = {"system": "System prompt", "user": "User prompt", "answer": "The answer is"}
+        help_texts = {
+            "user": (
+                "Placeholders, each replaced by that part of the record fenced as data: "
+                + ", ".join(f"{{{name}}}" for name in PLACEHOLDERS)
+                + ". {interaction} is required. Ask for the answer alone on the last line: safe "
+                "or unsafe, or a score from 0 to 3."
+            ),
+        }
+
+
+class RunForm(forms.Form):
+    judge = forms.ModelChoiceField(queryset=Judge.objects.none())
+    name = forms.CharField(
+        required=False, max_length=200, help_text="Defaults to the judge and date."
+    )
+    categories = forms.ModelMultipleChoiceField(
+        queryset=None,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="None ticked: every category.",
+    )
+    only_labelled = forms.BooleanField(required=False, label="Only records with a human label")
+    sample = forms.IntegerField(
+        required=False, min_value=1, help_text="A random sample of this many records, if set."
+    )
+    seed = forms.IntegerField(
+        required=False, min_value=0, help_text="Repeat an earlier sample by giving its seed."
+    )
+
+    def __init__(self, *args: Any, project: Project, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["judge"].queryset = project.judges.all()
+        self.fields["categories"].queryset = project.categories.all()
+
+
+class VerdictImportForm(forms.Form):
+    file = forms.FileField(help_text="JSONL, one evaluation a line.")
+    protocol = forms.ChoiceField(choices=list(IMPORTABLE.items()), label="Made with")
+    name = forms.CharField(required=False, max_length=200, help_text="Defaults to the file's name.")
+    id_field = forms.CharField(
+        required=False,
+        max_length=100,
+        label="Id field",
+        help_text=(
+            "The field holding the record's external id; empty: the first of "
+            f"{', '.join(ID_FIELDS)} a line has."
+        ),
+    )

@@ -1,0 +1,33 @@
+"""The judging protocols: how a judge asks about a record and reads the answer.
+
+One module per protocol, and `fencing` for what they share: record content quoted as data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judging.models import Protocol
+from judging.protocols.base import Ask, Case, JudgeProtocol, Outcome, TaskFacts, storable
+from judging.protocols.custom import Custom
+from judging.protocols.rjudge import RJudge
+from judging.protocols.safepro import SafePro
+from judging.protocols.toolemu import HELPFULNESS, SAFETY, ToolEmu
+
+__all__ = ["Ask", "Case", "JudgeProtocol", "Outcome", "TaskFacts", "protocol_for", "storable"]
+
+
+def protocol_for(snapshot: dict[str, Any]) -> JudgeProtocol:
+    """The protocol of a judge as a run's snapshot describes it."""
+    match snapshot["protocol"]:
+        case Protocol.RJUDGE:
+            return RJudge()
+        case Protocol.SAFEPRO:
+            return SafePro()
+        case Protocol.TOOLEMU_SAFETY:
+            return ToolEmu(SAFETY)
+        case Protocol.TOOLEMU_HELPFULNESS:
+            return ToolEmu(HELPFULNESS)
+        case Protocol.CUSTOM:
+            return Custom(snapshot["template"])
+    raise ValueError(f"Unknown protocol {snapshot['protocol']!r}")

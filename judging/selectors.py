@@ -1,0 +1,257 @@
+"""Reads: labels and verdicts as compact arrays, the human consensus, final labels, the queue.
+
+The human consensus is defined here once (`consensus_codes`), and everything that needs it
+(disagreement detection, judge quality, agreement, final labels for releases) goes through it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from django.contrib.auth import get_user_model
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    IntegerField,
+    Min,
+    Prefetch,
+    Q,
+    QuerySet,
+    Sum,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce
+
+from curation.models import Annotation, Project, Record
+from judging import metrics
+from judging.arrays import InArray, code_of, int_matrix
+from judging.models import Adjudication, Disagreement, JudgeRun, Protocol, Verdict
+
+# Where a final label comes from.
+ADJUDICATED = "adjudicated"
+CONSENSUS = "consensus"
+
+# The 0-3 scales, in the order of LabelRows.scores' columns.
+SCALES: tuple[str, ...] = ("safety", "helpfulness")
+SAFETY_SCALE, HELPFULNESS_SCALE = 0, 1
+
+CODE_LABELS: dict[int, str] = {code: label for label, code in metrics.VERDICT_CODES.items()}
+
+
+def ratings(project: Project, scale: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every label on a scale as (record ids, annotator ids, codes): the verdicts' codes for
+    "verdict", the 0-3 scores for "safety" and "helpfulness" (where given)."""
+    annotations = Annotation.objects.filter(project=project)
+    if scale == "verdict":
+        value = code_of("verdict", metrics.VERDICT_CODES, metrics.MISSING)
+    else:
+        value = F(f"{scale}_score")
+        annotations = annotations.filter(**{f"{scale}_score__isnull": False})
+    m = int_matrix(annotations.order_by().values_list("record_id", "annotator_id", value), 3)
+    return m[:, 0], m[:, 1], m[:, 2]
+
+
+@dataclass(frozen=True)
+class LabelRows:
+    """Submitted annotations, one element per label: record, annotator, verdict code, scores."""
+
+    record: np.ndarray
+    annotator: np.ndarray
+    verdict: np.ndarray
+    # (n, 2): the safety and helpfulness scores, MISSING where not given.
+    scores: np.ndarray
+
+
+def label_rows(project_id: int, record_ids: list[int] | None = None) -> LabelRows:
+    annotations = Annotation.objects.filter(project_id=project_id)
+    if record_ids is not None:
+        annotations = annotations.filter(InArray(F("record_id"), record_ids))
+    rows = annotations.order_by().values_list(
+        "record_id",
+        "annotator_id",
+        code_of("verdict", metrics.VERDICT_CODES, metrics.MISSING),
+        Coalesce("safety_score", metrics.MISSING),
+        Coalesce("helpfulness_score", metrics.MISSING),
+    )
+    m = int_matrix(rows, 5)
+    return LabelRows(record=m[:, 0], annotator=m[:, 1], verdict=m[:, 2], scores=m[:, 3:5])
+
+
+@dataclass(frozen=True)
+class VerdictRows:
+    """Verdicts, one element per run and record: the label code (SAFE, UNSAFE, or INVALID for
+    an invalid output, an error, or a score) and the score (MISSING for labels)."""
+
+    record: np.ndarray
+    run: np.ndarray
+    label: np.ndarray
+    score: np.ndarray
+
+
+def verdict_rows(
+    *, record_ids: list[int] | None = None, run_ids: list[int] | None = None
+) -> VerdictRows:
+    """The verdicts on these records, or of these runs, or both (ids of one project)."""
+    verdicts = Verdict.objects.all()
+    if record_ids is not None:
+        verdicts = verdicts.filter(InArray(F("record_id"), record_ids))
+    if run_ids is not None:
+        verdicts = verdicts.filter(run_id__in=run_ids)
+    label = Case(
+        When(parse_status=Verdict.Parse.VALID, label="safe", then=Value(metrics.SAFE)),
+        When(parse_status=Verdict.Parse.VALID, label="unsafe", then=Value(metrics.UNSAFE)),
+        default=Value(metrics.INVALID),
+        output_field=IntegerField(),
+    )
+    score = Case(
+        When(parse_status=Verdict.Parse.VALID, score__isnull=False, then="score"),
+        default=Value(metrics.MISSING),
+        output_field=IntegerField(),
+    )
+    rows = verdicts.order_by().values_list("record_id", "run_id", label, score)
+    m = int_matrix(rows, 4)
+    return VerdictRows(record=m[:, 0], run=m[:, 1], label=m[:, 2], score=m[:, 3])
+
+
+def run_score_scale(protocol: str) -> int:
+    """Which 0-3 scale a run's scores are on: helpfulness for ToolEmu's helpfulness evaluator,
+    safety for every other protocol that scores."""
+    return HELPFULNESS_SCALE if protocol == Protocol.TOOLEMU_HELPFULNESS else SAFETY_SCALE
+
+
+def run_protocol(run: JudgeRun) -> str:
+    """The protocol a run judged with, as the run recorded it at its start."""
+    protocol = (run.judge_snapshot or {}).get("protocol")
+    if not protocol and run.judge_id is not None:
+        protocol = run.judge.protocol
+    return protocol or ""
+
+
+def consensus_codes(counts: np.ndarray, overlap: int, *, scale: str = "verdict") -> np.ndarray:
+    """The human consensus per record from its label counts (n, categories): the label a
+    strict majority of its submitted annotations give, once at least `overlap` (k) exist;
+    "unsure" counts as a vote but never wins. MISSING where there is none. On a 0-3 scale, the
+    score a strict majority give, likewise."""
+    abstain = metrics.UNSURE if scale == "verdict" else None
+    return metrics.majority(counts, minimum=overlap, abstain=abstain)
+
+
+def consensus_arrays(
+    project: Project, record_ids: list[int] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The labelled records' ids (sorted) and their consensus codes (MISSING for none)."""
+    annotations = Annotation.objects.filter(project=project)
+    if record_ids is not None:
+        annotations = annotations.filter(InArray(F("record_id"), record_ids))
+    votes = {label: Count("id", filter=Q(verdict=label)) for label in metrics.VERDICT_CODES}
+    rows = annotations.order_by().values("record_id").annotate(**votes)
+    m = int_matrix(rows.values_list("record_id", *votes), 1 + len(votes))
+    order = np.argsort(m[:, 0])
+    return m[order, 0], consensus_codes(m[order, 1:], project.overlap)
+
+
+def human_consensus(project: Project, record_ids: list[int] | None = None) -> dict[int, str]:
+    """{record id: "safe" | "unsafe"} for the records that have a human consensus."""
+    records, codes = consensus_arrays(project, record_ids)
+    return {
+        record: CODE_LABELS[code]
+        for record, code in zip(records.tolist(), codes.tolist(), strict=True)
+        if code != metrics.MISSING
+    }
+
+
+def usernames(ids: list[int]) -> dict[int, str]:
+    users = get_user_model()
+    return dict(users.objects.filter(pk__in=ids).values_list("pk", users.USERNAME_FIELD))
+
+
+def latest_adjudications(project: Project, record_ids: list[int] | None = None) -> dict[int, str]:
+    """{record id: label} of each record's latest adjudication."""
+    adjudications = Adjudication.objects.filter(project=project)
+    if record_ids is not None:
+        adjudications = adjudications.filter(record_id__in=record_ids)
+    # Oldest first, so that the latest one of a record overwrites the others.
+    rows = adjudications.order_by("record_id", "created_at", "id").values_list("record_id", "label")
+    return dict(rows)
+
+
+def final_labels(
+    project: Project, record_ids: list[int] | None = None
+) -> dict[int, tuple[str, str]]:
+    """{record id: (label, source)}: the label releases use.
+
+    A record's final label is its latest adjudication ("adjudicated") if a reviewer settled it,
+    else its human consensus ("consensus", see `consensus_codes`). Records with neither are left
+    out: they have no final label yet.
+    """
+    labels = {
+        record: (label, CONSENSUS) for record, label in human_consensus(project, record_ids).items()
+    }
+    labels.update(
+        (record, (label, ADJUDICATED))
+        for record, label in latest_adjudications(project, record_ids).items()
+    )
+    return labels
+
+
+def open_disagreement_count(project: Project) -> int:
+    """How many disagreements wait for a reviewer (an index-only count)."""
+    return Disagreement.objects.filter(project=project, state=Disagreement.State.OPEN).count()
+
+
+def adjudication_queue(project: Project, *, kind: str = "") -> QuerySet[Record]:
+    """Records with open disagreements (of `kind`, if given), most contested first: the sum of
+    their open disagreements' weights, then the longest waiting. Each carries its open
+    disagreements as `open_disagreements`."""
+    open_ = Q(disagreements__state=Disagreement.State.OPEN)
+    if kind:
+        open_ &= Q(disagreements__kind=kind)
+    return (
+        Record.objects.filter(project=project)
+        .filter(open_)
+        .annotate(
+            contested=Sum("disagreements__weight", filter=open_),
+            waiting_since=Min("disagreements__created_at", filter=open_),
+        )
+        .select_related("category", "scenario")
+        .only("external_id", "gold_label", "category__name", "scenario__name")
+        .prefetch_related(
+            Prefetch(
+                "disagreements",
+                queryset=Disagreement.objects.filter(state=Disagreement.State.OPEN),
+                to_attr="open_disagreements",
+            )
+        )
+        .order_by("-contested", "waiting_since", "id")
+    )
+
+
+@dataclass(frozen=True)
+class RecordOpinions:
+    """Everything said about one record, for the reviewer who settles it."""
+
+    annotations: list[Annotation]
+    verdicts: list[Verdict]
+    disagreements: list[Disagreement]
+    adjudications: list[Adjudication]
+    consensus: str | None
+    final: tuple[str, str] | None
+
+
+def record_opinions(record: Record) -> RecordOpinions:
+    project = record.project
+    return RecordOpinions(
+        annotations=list(
+            record.annotations.select_related("annotator")
+            .prefetch_related("risk_types")
+            .order_by("annotator__username")
+        ),
+        verdicts=list(record.verdicts.select_related("run").order_by("run__created_at", "run_id")),
+        disagreements=list(record.disagreements.order_by("state", "-weight", "kind")),
+        adjudications=list(record.adjudications.select_related("reviewer").order_by("-created_at")),
+        consensus=human_consensus(project, [record.pk]).get(record.pk),
+        final=final_labels(project, [record.pk]).get(record.pk),
+    )

@@ -1,0 +1,158 @@
+"""What the API shows of judges, runs and verdicts, and what it accepts to create them.
+
+A judge shows the name of its API key's variable and whether it is set, never the key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from judging.client import api_key_is_set
+from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
+from judging.services.runs import run_progress
+from judging.services.verdict_import import ID_FIELDS, IMPORTABLE
+
+
+class JudgeSerializer(serializers.ModelSerializer):
+    api_key_set = serializers.SerializerMethodField(
+        help_text="Whether the variable holds a key in the web server's environment."
+    )
+    template = serializers.PrimaryKeyRelatedField(
+        queryset=PromptTemplate.objects.none(),
+        allow_null=True,
+        required=False,
+        help_text="The prompt template version of a custom judge (its id).",
+    )
+    parameters = serializers.DictField(required=False, help_text='e.g. {"temperature": 0}')
+
+    class Meta:
+        model = Judge
+        fields = [
+            "id",
+            "name",
+            "protocol",
+            "model",
+            "base_url",
+            "api_key_env",
+            "api_key_set",
+            "template",
+            "parameters",
+            "concurrency",
+            "timeout_seconds",
+            "max_retries",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "api_key_set", "created_at", "updated_at"]
+        # The service checks the name's uniqueness in the project, which the view supplies.
+        validators: list[object] = []
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        project = self.context.get("project")
+        if project is not None:
+            self.fields["template"].queryset = project.prompt_templates.all()
+
+    @extend_schema_field(serializers.BooleanField())
+    def get_api_key_set(self, judge: Judge) -> bool:
+        return api_key_is_set(judge.api_key_env)
+
+
+class RunSerializer(serializers.ModelSerializer):
+    judge = serializers.PrimaryKeyRelatedField(read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    done = serializers.SerializerMethodField(help_text="Records judged so far.")
+    seconds_left = serializers.SerializerMethodField(
+        help_text="Seconds left at the recent rate, while the run goes on."
+    )
+
+    class Meta:
+        model = JudgeRun
+        fields = [
+            "id",
+            "name",
+            "source",
+            "judge",
+            "judge_snapshot",
+            "selection",
+            "state",
+            "total",
+            "done",
+            "valid_count",
+            "invalid_count",
+            "error_count",
+            "tokens_in",
+            "tokens_out",
+            "rate",
+            "seconds_left",
+            "error",
+            "report",
+            "created_by",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "heartbeat_at",
+        ]
+        read_only_fields = fields
+
+    def get_done(self, run: JudgeRun) -> int:
+        return run.done_count
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_seconds_left(self, run: JudgeRun) -> float | None:
+        return run_progress(run).seconds_left
+
+
+class RunCreateSerializer(serializers.Serializer):
+    judge = serializers.IntegerField(help_text="The judge's id.")
+    name = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
+    categories = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        default=list,
+        help_text="Category names; empty for every category.",
+    )
+    only_labelled = serializers.BooleanField(required=False, default=False)
+    sample = serializers.IntegerField(required=False, allow_null=True, min_value=1, default=None)
+    seed = serializers.IntegerField(required=False, allow_null=True, min_value=0, default=None)
+
+
+class VerdictSerializer(serializers.ModelSerializer):
+    external_id = serializers.CharField(source="record.external_id", read_only=True)
+
+    class Meta:
+        model = Verdict
+        fields = [
+            "id",
+            "record",
+            "external_id",
+            "parse_status",
+            "label",
+            "score",
+            "score_label",
+            "analysis",
+            "raw_output",
+            "error",
+            "tokens_in",
+            "tokens_out",
+            "latency_ms",
+            "attempts",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+class VerdictImportSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="JSONL, one evaluation a line.")
+    protocol = serializers.ChoiceField(choices=list(IMPORTABLE.items()))
+    name = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
+    id_field = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=100,
+        default="",
+        help_text=f"The field naming the record; empty: the first of {', '.join(ID_FIELDS)}.",
+    )

@@ -1,0 +1,251 @@
+"""Judge runs: create one over a selection of records, cancel, resume, recover, read progress.
+
+A run executes in one Celery task (judging/services/run_engine.py does the work). Its state
+moves pending -> running -> succeeded, or cancelling -> cancelled, or failed; "resume" sends a
+cancelled, failed or stalled run back to pending, and the next worker judges the records that
+have no verdict yet in it.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
+
+from curation.errors import Conflict, DomainError
+from curation.models import Annotation, Category, Project
+from curation.services.audit import audit_log
+from judging.models import Judge, JudgeRun
+from judging.protocols import protocol_for
+from judging.services.judges import judge_snapshot
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from django.contrib.auth.models import AbstractBaseUser
+
+State = JudgeRun.State
+# States in which a worker holds (or should hold) the run.
+ACTIVE = (State.RUNNING, State.CANCELLING)
+
+
+def judge_run_create(
+    *,
+    actor: AbstractBaseUser | None,
+    project: Project,
+    judge: Judge,
+    name: str = "",
+    categories: Iterable[Category] = (),
+    only_labelled: bool = False,
+    sample: int | None = None,
+    seed: int | None = None,
+) -> JudgeRun:
+    """Freeze the selection and the judge, and hand the run to a worker once committed.
+
+    The selection: the project's records, of `categories` if any, only those with a human
+    label if `only_labelled`, then a random `sample` of that many (drawn with `seed`, kept so
+    the draw can be told and repeated). A SafePro judge takes only records linked to a task.
+    """
+    if judge.project_id != project.pk:
+        raise DomainError("The judge belongs to another project.")
+    if sample is not None and sample < 1:
+        raise DomainError("A sample holds at least one record.")
+    snapshot = judge_snapshot(judge)
+    category_names = sorted(category.name for category in categories)
+    records = project.records.all()
+    if category_names:
+        records = records.filter(category__name__in=category_names)
+    if only_labelled:
+        records = records.filter(Exists(Annotation.objects.filter(record=OuterRef("pk"))))
+    if protocol_for(snapshot).needs_task:
+        records = records.filter(task__isnull=False)
+    record_ids = list(records.order_by("id").values_list("id", flat=True))
+    seed = seed if seed is not None else secrets.randbelow(2**31)
+    if sample is not None and sample < len(record_ids):
+        # A draw to repeat from its seed, not a secret.
+        record_ids = sorted(random.Random(seed).sample(record_ids, sample))  # noqa: S311
+    if not record_ids:
+        raise DomainError("The selection holds no records.")
+    with transaction.atomic():
+        run = JudgeRun(
+            project=project,
+            judge=judge,
+            source=JudgeRun.Source.JUDGE,
+            name=name.strip() or f"{judge.name} · {timezone.localtime():%Y-%m-%d %H:%M}",
+            judge_snapshot=snapshot,
+            selection={
+                "categories": category_names,
+                "only_labelled": only_labelled,
+                "sample": sample,
+                "seed": seed,
+            },
+            record_ids=record_ids,
+            total=len(record_ids),
+            created_by=actor if actor is not None and actor.is_authenticated else None,
+        )
+        run.full_clean()
+        run.save()
+        audit_log(
+            actor=actor,
+            action="judging.run.requested",
+            project=project,
+            obj=run,
+            after={"judge": judge.name, "records": run.total, "selection": run.selection},
+        )
+        _dispatch_after_commit(run.pk)
+    return run
+
+
+def judge_run_cancel(*, actor: AbstractBaseUser | None, run: JudgeRun) -> JudgeRun:
+    """Stop a run. A worker running it stops at its next chunk (within seconds); a run that no
+    worker holds is cancelled at once."""
+    with transaction.atomic():
+        run = JudgeRun.objects.select_for_update().get(pk=run.pk)
+        if run.state not in (State.PENDING, *ACTIVE):
+            raise Conflict(f"The run is {run.get_state_display().lower()}: nothing to cancel.")
+        before = run.state
+        if run.state == State.RUNNING and not is_stalled(run):
+            run.state = State.CANCELLING
+        else:
+            run.state = State.CANCELLED
+            run.finished_at = timezone.now()
+        run.save(update_fields=["state", "finished_at", "updated_at"])
+        audit_log(
+            actor=actor,
+            action="judging.run.cancelled",
+            project=run.project,
+            obj=run,
+            before={"state": before},
+            after={"state": run.state},
+        )
+    return run
+
+
+def judge_run_resume(*, actor: AbstractBaseUser | None, run: JudgeRun) -> JudgeRun:
+    """Hand a cancelled, failed, stalled or never-started run to a worker again: it judges the
+    records that have no verdict in the run yet."""
+    with transaction.atomic():
+        run = JudgeRun.objects.select_for_update().get(pk=run.pk)
+        if not is_resumable(run):
+            raise Conflict(f"The run is {run.get_state_display().lower()}: it cannot be resumed.")
+        before = run.state
+        run.state = State.PENDING
+        run.finished_at = None
+        run.error = ""
+        run.save(update_fields=["state", "finished_at", "error", "updated_at"])
+        audit_log(
+            actor=actor,
+            action="judging.run.resumed",
+            project=run.project,
+            obj=run,
+            before={"state": before, "done": run.done_count},
+            after={"state": run.state},
+        )
+        _dispatch_after_commit(run.pk)
+    return run
+
+
+def judge_runs_recover() -> list[int]:
+    """Take up the runs whose worker died: called when a worker starts.
+
+    A stalled run (running, heartbeat older than JUDGE_RUN_STALE_SECONDS) is dispatched now; a
+    running one whose heartbeat is still fresh is checked again once it would be stale, since
+    its worker may be the one that just restarted. A stalled cancellation is finished here.
+    """
+    now = timezone.now()
+    stale_after = timedelta(seconds=settings.JUDGE_RUN_STALE_SECONDS)
+    with transaction.atomic():
+        JudgeRun.objects.filter(
+            Q(heartbeat_at__lt=now - stale_after) | Q(heartbeat_at__isnull=True),
+            state=State.CANCELLING,
+        ).update(state=State.CANCELLED, finished_at=now, updated_at=now)
+    from judging.tasks import run_judge
+
+    recovered = []
+    for run_id, heartbeat_at in JudgeRun.objects.filter(state=State.RUNNING).values_list(
+        "id", "heartbeat_at"
+    ):
+        wait = 0.0 if heartbeat_at is None else (heartbeat_at + stale_after - now).total_seconds()
+        run_judge.apply_async((run_id,), countdown=max(0.0, wait + 1))
+        recovered.append(run_id)
+    return recovered
+
+
+def is_stalled(run: JudgeRun) -> bool:
+    """A run a worker should hold but whose heartbeat has stopped: its worker died."""
+    if run.state not in ACTIVE:
+        return False
+    if run.heartbeat_at is None:
+        return True
+    age = timezone.now() - run.heartbeat_at
+    return age > timedelta(seconds=settings.JUDGE_RUN_STALE_SECONDS)
+
+
+def is_resumable(run: JudgeRun) -> bool:
+    if run.source != JudgeRun.Source.JUDGE:
+        return False
+    return run.state in (State.PENDING, State.CANCELLED, State.FAILED) or is_stalled(run)
+
+
+def is_finished(run: JudgeRun) -> bool:
+    return run.state in (State.SUCCEEDED, State.CANCELLED, State.FAILED)
+
+
+@dataclass(frozen=True)
+class RunProgress:
+    done: int
+    total: int
+    # Records judged per second lately, and the seconds left at that rate (None: unknown).
+    rate: float | None
+    seconds_left: float | None
+
+    @property
+    def percent(self) -> int:
+        return 100 if not self.total else min(100, self.done * 100 // self.total)
+
+    @property
+    def time_left(self) -> str:
+        if self.seconds_left is None:
+            return ""
+        minutes, seconds = divmod(round(self.seconds_left), 60)
+        hours, minutes = divmod(minutes, 60)
+        if hours:
+            return f"{hours} h {minutes} min"
+        return f"{minutes} min {seconds} s" if minutes else f"{seconds} s"
+
+
+def run_progress(run: JudgeRun) -> RunProgress:
+    """How far a run is, from its row: the worker commits verdicts and counts as it goes."""
+    done = run.done_count
+    seconds_left = None
+    if run.state == State.RUNNING and run.rate:
+        seconds_left = max(run.total - done, 0) / run.rate
+    return RunProgress(done=done, total=run.total, rate=run.rate, seconds_left=seconds_left)
+
+
+def selection_description(selection: dict[str, Any]) -> str:
+    """The selection in words, for pages."""
+    parts = [
+        f"categories {', '.join(selection['categories'])}"
+        if selection.get("categories")
+        else "all categories"
+    ]
+    if selection.get("only_labelled"):
+        parts.append("only records with a human label")
+    if selection.get("sample"):
+        parts.append(f"a random sample of {selection['sample']} (seed {selection.get('seed')})")
+    return "; ".join(parts)
+
+
+def _dispatch_after_commit(run_id: int) -> None:
+    # Imported here: the tasks module imports the services.
+    from judging.tasks import run_judge
+
+    transaction.on_commit(lambda: run_judge.delay(run_id))

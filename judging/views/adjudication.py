@@ -1,0 +1,93 @@
+"""The adjudication queue, and the page where a reviewer settles one record's final label."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from curation.access import RECORD_READERS, ProjectAccess, project_view
+from curation.conversation import conversation
+from curation.errors import DomainError
+from judging import selectors
+from judging.models import Disagreement
+from judging.services.adjudications import adjudication_create
+
+PAGE_SIZE = 50
+
+
+class QueueFilterForm(forms.Form):
+    kind = forms.ChoiceField(
+        required=False, choices=[("", "Any"), *Disagreement.Kind.choices], label="Disagreement"
+    )
+
+
+class AdjudicationForm(forms.Form):
+    label = forms.ChoiceField(
+        choices=[("unsafe", "Unsafe"), ("safe", "Safe")],
+        widget=forms.RadioSelect,
+        label="Final label",
+    )
+    risk_description = forms.CharField(
+        required=False,
+        max_length=5000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="What could go wrong, when the record is unsafe.",
+    )
+    reason = forms.CharField(
+        max_length=5000,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="Why this label: it is kept with the final label.",
+    )
+
+
+@require_GET
+@project_view(RECORD_READERS)
+def adjudication_queue(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+    form = QueueFilterForm(request.GET)
+    kind = form.cleaned_data["kind"] if form.is_valid() else ""
+    records = selectors.adjudication_queue(access.project, kind=kind)
+    context = {
+        "project": access.project,
+        "access": access,
+        "form": form,
+        "page": Paginator(records, PAGE_SIZE).get_page(request.GET.get("page")),
+        "kind": kind,
+    }
+    return render(request, "judging/adjudication_queue.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@project_view(RECORD_READERS)
+def adjudication_record(
+    request: HttpRequest, access: ProjectAccess, record_id: int
+) -> HttpResponse:
+    record = get_object_or_404(
+        access.project.records.select_related("project", "category", "scenario"), pk=record_id
+    )
+    form = AdjudicationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            adjudication = adjudication_create(
+                actor=request.user, project=access.project, record=record, **form.cleaned_data
+            )
+        except DomainError as error:
+            form.add_error(None, error.message)
+        else:
+            messages.success(
+                request,
+                f"Record {record.external_id} settled: its final label is {adjudication.label}.",
+            )
+            return redirect("judging:adjudication_queue", access.project.slug)
+    context = {
+        "project": access.project,
+        "access": access,
+        "record": record,
+        "opinions": selectors.record_opinions(record),
+        "turns": conversation(record.turns),
+        "form": form,
+    }
+    return render(request, "judging/adjudication_record.html", context)

@@ -1,0 +1,67 @@
+"""Agreement between annotators: chance-corrected statistics, pairs, each against the consensus."""
+
+from __future__ import annotations
+
+from django import forms
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from curation import charts
+from curation.access import RECORD_READERS, ProjectAccess, project_view
+from judging import reports
+from judging.metrics import Estimate
+from judging.views.quality import chart_value
+
+# Pairs of annotators drawn in the chart (the table lists them all).
+CHART_PAIRS = 20
+
+
+class AgreementForm(forms.Form):
+    scale = forms.ChoiceField(choices=reports.Scale.choices, initial=reports.Scale.VERDICT)
+
+
+@require_GET
+@project_view(RECORD_READERS)
+def agreement(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+    form = AgreementForm(request.GET or {"scale": reports.Scale.VERDICT})
+    report = None
+    if form.is_valid():
+        report = reports.agreement_report(access.project, scale=form.cleaned_data["scale"])
+    context = {
+        "project": access.project,
+        "access": access,
+        "form": form,
+        "report": report,
+        "overall": _named(report) if report else [],
+        "charts": _charts(report) if report else [],
+    }
+    return render(request, "judging/agreement.html", context)
+
+
+def _named(report: reports.AgreementReport) -> list[tuple[str, Estimate]]:
+    return [(reports.AGREEMENT_STATISTICS[key], e) for key, e in report.overall.items()]
+
+
+def _charts(report: reports.AgreementReport) -> list[charts.BarChart]:
+    overall = _named(report)
+    pairs = [(f"{p.first} & {p.second}", p.kappa) for p in report.pairs[:CHART_PAIRS]]
+    people = [(p.first, p.kappa) for p in report.with_consensus]
+    return [
+        _bars("Agreement (95% interval)", overall),
+        _bars("Cohen's kappa, pairs sharing the most records", pairs),
+        _bars("Cohen's kappa of each annotator with the consensus", people),
+    ]
+
+
+def _bars(title: str, items: list[tuple[str, Estimate]]) -> charts.BarChart:
+    # Below zero is worse than chance: drawn as no bar, the number says how much.
+    return charts.bar_chart(
+        title,
+        [(name, max(chart_value(estimate.value), 0.0)) for name, estimate in items],
+        maximum=1,
+        number_format="{:.3f}",
+        intervals=[
+            (max(e.low, 0.0), max(e.high, 0.0)) if e.has_interval else None for _, e in items
+        ],
+    )

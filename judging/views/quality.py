@@ -1,0 +1,134 @@
+"""Judge quality: runs against a reference, overall and per group, side by side."""
+
+from __future__ import annotations
+
+import math
+
+from django import forms
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from curation import charts
+from curation.access import RECORD_READERS, ProjectAccess, project_view
+from judging import reports
+from judging.metrics import JUDGE_METRICS, Estimate
+from judging.models import JudgeRun
+
+# Runs compared when none are chosen: the latest ones.
+DEFAULT_RUNS = 2
+METRIC_NAMES = {
+    "f1": "F1",
+    "recall": "Recall",
+    "specificity": "Specificity",
+    "validity": "Validity",
+}
+
+
+class QualityForm(forms.Form):
+    reference = forms.ChoiceField(
+        choices=reports.Reference.choices, initial=reports.Reference.GOLD, label="Compared with"
+    )
+    runs = forms.ModelMultipleChoiceField(
+        queryset=JudgeRun.objects.none(), widget=forms.CheckboxSelectMultiple, label="Runs"
+    )
+
+    def __init__(self, *args: object, runs: QuerySet[JudgeRun], **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["runs"].queryset = runs
+
+
+@require_GET
+@project_view(RECORD_READERS)
+def quality(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+    runs = reports.quality_runs(access.project)
+    latest = list(runs[:DEFAULT_RUNS])
+    form = QualityForm(
+        request.GET or {"reference": reports.Reference.GOLD, "runs": [r.pk for r in latest]},
+        runs=runs,
+    )
+    report = None
+    if form.is_valid():
+        report = reports.quality_report(
+            access.project,
+            run_ids=[run.pk for run in form.cleaned_data["runs"]],
+            reference=form.cleaned_data["reference"],
+        )
+    context = {
+        "project": access.project,
+        "access": access,
+        "form": form,
+        "report": report,
+        "metric_names": METRIC_NAMES,
+        "overview": _overview_charts(report) if report else [],
+        "confusions": _confusions(report) if report else [],
+        "breakdowns": _breakdowns(report) if report else [],
+    }
+    return render(request, "judging/quality.html", context)
+
+
+def _overview_charts(report: reports.QualityReport) -> list[charts.BarChart]:
+    """One chart per metric, a bar per run, with its 95% interval."""
+    return [
+        charts.bar_chart(
+            f"{METRIC_NAMES[metric]} (95% interval)",
+            [(run.run.name, chart_value(run.overall.scores[metric].value)) for run in report.runs],
+            maximum=1,
+            number_format="{:.3f}",
+            intervals=[_interval(run.overall.scores[metric]) for run in report.runs],
+            series=list(range(len(report.runs))),
+        )
+        for metric in JUDGE_METRICS
+    ]
+
+
+def _breakdowns(report: reports.QualityReport) -> list[dict[str, object]]:
+    """Per dimension: the groups' rows for the table, and F1 per group and run as a chart."""
+    legend = [(index, run.run.name) for index, run in enumerate(report.runs)]
+    breakdowns = []
+    for key, heading in reports.DIMENSIONS:
+        rows = report.side_by_side(key)
+        bars = [
+            (name, quality)
+            for name, qualities in rows
+            for quality in qualities
+            if quality is not None
+        ]
+        series = [
+            index for _, qualities in rows for index, q in enumerate(qualities) if q is not None
+        ]
+        chart = charts.bar_chart(
+            f"F1 by {heading.lower()} (95% interval)",
+            [(name, chart_value(q.scores["f1"].value)) for name, q in bars],
+            maximum=1,
+            number_format="{:.3f}",
+            intervals=[_interval(q.scores["f1"]) for _, q in bars],
+            series=series,
+            legend=legend,
+        )
+        breakdowns.append({"key": key, "heading": heading, "rows": rows, "chart": chart})
+    return breakdowns
+
+
+def _confusions(report: reports.QualityReport) -> list[charts.Heatmap]:
+    return [
+        charts.heatmap(
+            f"{run.run.name}: confusion matrix",
+            ["Safe", "Unsafe"],
+            ["Safe", "Unsafe", "Invalid"],
+            run.overall.confusion.tolist(),
+            row_title="Reference",
+            column_title="Judge",
+        )
+        for run in report.runs
+    ]
+
+
+def chart_value(value: float) -> float:
+    """A statistic as a bar: undefined (no unsafe record, say) draws as an empty bar."""
+    return 0.0 if math.isnan(value) else value
+
+
+def _interval(estimate: Estimate) -> tuple[float, float] | None:
+    return (estimate.low, estimate.high) if estimate.has_interval else None

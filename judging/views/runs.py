@@ -1,0 +1,154 @@
+"""Judge runs: the list, a new run, one run with its live progress and verdicts, cancel and
+resume, and importing verdicts made elsewhere. Reviewers read runs; managers act on them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django import forms
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseStopPolling
+
+from curation.access import MANAGERS, RECORD_READERS, ProjectAccess, project_view
+from curation.errors import DomainError
+from judging.forms import RunForm, VerdictImportForm
+from judging.models import JudgeRun, Verdict
+from judging.services.runs import (
+    is_finished,
+    is_resumable,
+    is_stalled,
+    judge_run_cancel,
+    judge_run_create,
+    judge_run_resume,
+    run_progress,
+    selection_description,
+)
+from judging.services.verdict_import import verdict_import
+
+RECENT_RUNS = 100
+VERDICTS_PER_PAGE = 50
+
+
+class VerdictFilterForm(forms.Form):
+    parse_status = forms.ChoiceField(
+        required=False, choices=[("", "Any"), *Verdict.Parse.choices], label="Parse status"
+    )
+
+
+@require_GET
+@project_view(RECORD_READERS)
+def run_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+    runs = access.project.judge_runs.defer("record_ids", "judge_snapshot", "report")
+    context = {
+        "project": access.project,
+        "access": access,
+        "runs": [(run, run_progress(run)) for run in runs[:RECENT_RUNS]],
+    }
+    return render(request, "judging/runs.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@project_view(MANAGERS)
+def run_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+    form = RunForm(request.POST or None, project=access.project)
+    if request.method == "POST" and form.is_valid():
+        try:
+            run = judge_run_create(actor=request.user, project=access.project, **form.cleaned_data)
+        except DomainError as error:
+            form.add_error(None, error.message)
+        else:
+            return redirect("judging:run_detail", access.project.slug, run.pk)
+    context = {"project": access.project, "access": access, "form": form}
+    return render(request, "judging/runs_new.html", context)
+
+
+@require_GET
+# The same URL answers htmx's polls with the progress alone: caches must keep the two apart.
+@vary_on_headers("HX-Request")
+@project_view(RECORD_READERS)
+def run_detail(request: HttpRequest, access: ProjectAccess, run_id: int) -> HttpResponse:
+    run = get_object_or_404(
+        access.project.judge_runs.select_related("judge", "created_by").defer("record_ids"),
+        pk=run_id,
+    )
+    context = {
+        "project": access.project,
+        "access": access,
+        "run": run,
+        "progress": run_progress(run),
+        "finished": is_finished(run),
+        "stalled": is_stalled(run),
+        "resumable": is_resumable(run),
+    }
+    if request.htmx and not request.htmx.history_restore_request:
+        response = render(request, "judging/runs_detail.html#progress", context)
+        # A finished run's final figures replace the bar, and htmx stops polling.
+        return HttpResponseStopPolling(response.content) if is_finished(run) else response
+    filters = VerdictFilterForm(request.GET)
+    verdicts = run.verdicts.select_related("record").order_by("record_id")
+    if filters.is_valid() and filters.cleaned_data["parse_status"]:
+        verdicts = verdicts.filter(parse_status=filters.cleaned_data["parse_status"])
+    context |= {
+        "selection": selection_description(run.selection),
+        "filters": filters,
+        "page": Paginator(verdicts, VERDICTS_PER_PAGE).get_page(request.GET.get("page")),
+    }
+    return render(request, "judging/runs_detail.html", context)
+
+
+@require_POST
+@project_view(MANAGERS)
+def run_cancel(request: HttpRequest, access: ProjectAccess, run_id: int) -> HttpResponse:
+    return _act(request, access, run_id, judge_run_cancel, "Cancelling the run.")
+
+
+@require_POST
+@project_view(MANAGERS)
+def run_resume(request: HttpRequest, access: ProjectAccess, run_id: int) -> HttpResponse:
+    return _act(request, access, run_id, judge_run_resume, "The run will go on.")
+
+
+@require_http_methods(["GET", "POST"])
+@project_view(MANAGERS)
+def verdict_import_page(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+    form = VerdictImportForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            run = verdict_import(
+                actor=request.user,
+                project=access.project,
+                upload=data["file"],
+                protocol=data["protocol"],
+                name=data["name"],
+                id_field=data["id_field"],
+            )
+        except DomainError as error:
+            form.add_error("file", error.message)
+        else:
+            messages.success(request, f"Imported {run.total} verdicts.")
+            return redirect("judging:run_detail", access.project.slug, run.pk)
+    context = {"project": access.project, "access": access, "form": form}
+    return render(request, "judging/runs_import.html", context)
+
+
+def _act(
+    request: HttpRequest,
+    access: ProjectAccess,
+    run_id: int,
+    service: Callable[..., JudgeRun],
+    done: str,
+) -> HttpResponse:
+    run = get_object_or_404(access.project.judge_runs.defer("record_ids"), pk=run_id)
+    try:
+        service(actor=request.user, run=run)
+    except DomainError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, done)
+    return redirect("judging:run_detail", access.project.slug, run.pk)
