@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "curation",
     "judging",
+    "releases",
 ]
 
 MIDDLEWARE = [

@@ -30,6 +30,8 @@ urlpatterns = [
     ),
     path("api/", include("curation.api_urls")),
     path("api/", include("judging.api_urls")),
+    path("api/", include("releases.api_urls")),
     path("", include("curation.urls")),
     path("", include("judging.urls")),
+    path("", include("releases.urls")),
 ]

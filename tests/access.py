@@ -135,6 +135,20 @@ RULES: dict[str, Rule] = {
     "judging_api:adjudication_list": Rule(RECORD_READERS, kind="api"),
     "judging_api:quality": Rule(RECORD_READERS, kind="api"),
     "judging_api:agreement": Rule(RECORD_READERS, kind="api"),
+    # Releases: members list the public ones; a private release (the one of url_values()) is
+    # for managers; only site administrators delete.
+    "releases:release_list": Rule(MEMBERS),
+    "releases:release_new": Rule(MANAGERS),
+    "releases:release_detail": Rule(MANAGERS),
+    "releases:release_changes": Rule(MANAGERS),
+    "releases:release_file": Rule(MANAGERS),
+    "releases:release_check": Rule(MANAGERS, method="post"),
+    "releases:release_visibility": Rule(MANAGERS, method="post", data={"public": "false"}),
+    "releases:release_rebuild": Rule(MANAGERS, method="post"),
+    "releases:release_delete": Rule(SUPERUSERS, method="post"),
+    "releases_api:release_list": Rule(MEMBERS, kind="api"),
+    "releases_api:release_detail": Rule(MANAGERS, kind="api"),
+    "releases_api:release_file": Rule(MANAGERS, kind="api"),
     # Benchmark tasks. Moves posted without a version, or that the task's state forbids, come
     # back to the task's page with a message; whoever may never make the move gets 403.
     "curation:task_list": Rule(TASK_READERS),

@@ -10,6 +10,7 @@ from curation.services.queue import lease_next_record
 from curation.services.tasks import task_file_attach, task_submit
 from judging.models import Disagreement
 from judging.services.runs import judge_run_create
+from releases.services import release_build, release_create
 from tests.access import RULES, Rule, walk_urlconf
 from tests.conftest import PERSONAS, Cast
 from tests.curation.task_helpers import make_task
@@ -56,6 +57,7 @@ def url_values(cast: Cast) -> dict[str, object]:
         ).pk,
         "format": "json",
         **task_values(cast),
+        **release_values(cast),
     }
 
 
@@ -138,6 +140,18 @@ def judging_values(cast: Cast) -> dict[str, object]:
 def media_root(settings, tmp_path) -> None:
     # url_values() attaches a reference file: keep it out of the development media folder.
     settings.MEDIA_ROOT = tmp_path / "media"
+
+
+def release_values(cast: Cast) -> dict[str, object]:
+    """A private release of the project, built, and the name of one of its files."""
+    release = release_create(
+        actor=cast.manager,
+        project=cast.project,
+        version=f"1.0.{cast.project.releases.count()}",
+        license="CC BY 4.0",
+    )
+    release_build(release.pk)
+    return {"release_id": release.pk, "name": "README.md"}
 
 
 def task_values(cast: Cast) -> dict[str, object]:

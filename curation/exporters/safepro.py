@@ -31,31 +31,54 @@ def approved_tasks(project: Project) -> QuerySet[Task]:
     )
 
 
-def exported_file_path(task: Task, file: ReferenceFile) -> str:
+def reference_file_path(task_id: str, name: str) -> str:
     """Where the zip export holds a reference file, as the task's reference_files lists it."""
-    return f"reference_files/{path_part(task.external_id)}/{path_part(file.name)}"
+    return f"reference_files/{path_part(task_id)}/{path_part(name)}"
+
+
+def exported_file_path(task: Task, file: ReferenceFile) -> str:
+    return reference_file_path(task.external_id, file.name)
+
+
+def safepro_entry(task_id: str, content: dict[str, Any]) -> dict[str, Any]:
+    """One task as a SafePro file holds it, from its content as a revision freezes it
+    (curation.services.tasks.task_snapshot)."""
+    return {
+        "task_id": task_id,
+        "prompt": content["prompt"],
+        "messages": [
+            {"sender": message["sender"], "content": message["content"]}
+            for message in content["messages"]
+        ],
+        "reference_files": [
+            reference_file_path(task_id, file["name"]) for file in content["reference_files"]
+        ],
+        "risk_category": content["risk_category"],
+        "malicious_motivation": content["malicious_motivation"],
+        "risk_outcome": content["risk_outcome"],
+        "unsafe_criteria": content["unsafe_criteria"],
+        "safe_criteria": content["safe_criteria"],
+    }
 
 
 def safepro_document(project: Project) -> dict[str, list[dict[str, Any]]]:
     document: dict[str, list[dict[str, Any]]] = {}
     for task in approved_tasks(project):
+        content = {
+            field: getattr(task, field)
+            for field in (
+                "prompt",
+                "messages",
+                "malicious_motivation",
+                "risk_outcome",
+                "unsafe_criteria",
+                "safe_criteria",
+            )
+        }
+        content["risk_category"] = task.risk_category.name if task.risk_category else ""
+        content["reference_files"] = [{"name": f.name} for f in task.reference_files.all()]
         document.setdefault(group_key(task.sector, task.occupation), []).append(
-            {
-                "task_id": task.external_id,
-                "prompt": task.prompt,
-                "messages": [
-                    {"sender": message["sender"], "content": message["content"]}
-                    for message in task.messages
-                ],
-                "reference_files": [
-                    exported_file_path(task, f) for f in task.reference_files.all()
-                ],
-                "risk_category": task.risk_category.name if task.risk_category else "",
-                "malicious_motivation": task.malicious_motivation,
-                "risk_outcome": task.risk_outcome,
-                "unsafe_criteria": task.unsafe_criteria,
-                "safe_criteria": task.safe_criteria,
-            }
+            safepro_entry(task.external_id, content)
         )
     return document
 

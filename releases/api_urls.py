@@ -1,0 +1,15 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from releases import api
+
+app_name = "releases_api"
+
+RELEASE = "projects/<slug:slug>/releases/<int:release_id>"
+
+urlpatterns: list[object] = [
+    path("projects/<slug:slug>/releases/", api.ReleaseList.as_view(), name="release_list"),
+    path(f"{RELEASE}/", api.ReleaseDetail.as_view(), name="release_detail"),
+    path(f"{RELEASE}/files/<str:name>", api.ReleaseFile.as_view(), name="release_file"),
+]

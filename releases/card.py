@@ -1,0 +1,175 @@
+"""The dataset card (README.md) of a release, in the form the Hugging Face Hub reads.
+
+Everything it prints comes from the frozen release (its summary, computed at creation, and its
+records), never from the project as it is now, so that a rebuild prints the same card.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from releases.changes import LISTED, release_changes
+from releases.models import Release
+from releases.record_files import RECORDS_PARQUET
+
+STATISTIC_NAMES = {
+    "percent": "Percent agreement",
+    "fleiss": "Fleiss' kappa",
+    "krippendorff": "Krippendorff's alpha (nominal)",
+    "gwet": "Gwet's AC1",
+}
+
+
+def dataset_card(release: Release, files: list[str]) -> str:
+    summary = release.summary
+    project = release.project
+    lines = [
+        "---",
+        f"license: {_yaml_text(release.license)}",
+        f"pretty_name: {_yaml_text(f'{project.name} {release.version}')}",
+        "configs:",
+        "- config_name: default",
+        f"  data_files: {RECORDS_PARQUET}",
+        "---",
+        "",
+        f"# {project.name} {release.version}",
+        "",
+    ]
+    if project.description:
+        lines += [project.description, ""]
+    if release.notes:
+        lines += ["## Release notes", "", release.notes, ""]
+    lines += [
+        "## License",
+        "",
+        release.license,
+        "",
+        "## Contents",
+        "",
+        f"- Created on {release.created_at:%Y-%m-%d}.",
+        f"- Labels: {release.get_label_basis_display().lower()}.",
+        f"- {summary['records']} records, {summary['tasks']} approved tasks.",
+        "- Files: " + ", ".join(f"`{name}`" for name in files) + " (sizes and SHA-256 in "
+        "`manifest.json`).",
+        "",
+        *_counts(summary),
+        *_excluded(summary),
+        *_agreement(summary.get("agreement") or {}),
+        *_judges(summary.get("judges") or []),
+        *_changelog(release),
+    ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _yaml_text(text: str) -> str:
+    # A double-quoted YAML scalar: whatever the text says, it stays one value.
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+    return f'"{escaped}"'
+
+
+def _counts(summary: dict[str, Any]) -> list[str]:
+    lines = ["## Records by category and label", "", "| Category | Safe | Unsafe | All |"]
+    lines.append("|---|---:|---:|---:|")
+    for row in summary["by_category"]:
+        lines.append(
+            f"| {_cell(row['category'])} | {row['safe']} | {row['unsafe']} | "
+            f"{row['safe'] + row['unsafe']} |"
+        )
+    labels = summary["labels"]
+    lines.append(
+        f"| **All** | {labels.get('safe', 0)} | {labels.get('unsafe', 0)} | {summary['records']} |"
+    )
+    return [*lines, ""]
+
+
+def _excluded(summary: dict[str, Any]) -> list[str]:
+    if not summary["excluded"]:
+        return []
+    lines = ["## Records left out", ""]
+    lines += [f"- {reason}: {count}" for reason, count in summary["excluded"].items()]
+    return [*lines, ""]
+
+
+def _agreement(agreement: dict[str, Any]) -> list[str]:
+    if not agreement.get("records"):
+        return []
+    lines = [
+        "## Agreement between annotators",
+        "",
+        f"Verdicts of {agreement['annotators']} annotators on {agreement['records']} records "
+        "labelled twice or more, with bootstrap 95% intervals.",
+        "",
+        "| Statistic | Value | 95% interval |",
+        "|---|---:|---|",
+    ]
+    for key, estimate in agreement["statistics"].items():
+        interval = (
+            f"{_number(estimate['low'])} to {_number(estimate['high'])}"
+            if estimate["low"] is not None
+            else "n/a"
+        )
+        lines.append(
+            f"| {STATISTIC_NAMES.get(key, key)} | {_number(estimate['value'])} | {interval} |"
+        )
+    return [*lines, ""]
+
+
+def _judges(judges: list[dict[str, Any]]) -> list[str]:
+    if not judges:
+        return []
+    lines = [
+        "## Judge quality",
+        "",
+        "LLM judges against this release's labels, unsafe as the positive class; an invalid "
+        "output counts as a wrong answer.",
+        "",
+        "| Run | Records | F1 | Recall | Specificity | Validity |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for judge in judges:
+        lines.append(
+            f"| {_cell(judge['run'])} | {judge['records']} | {_number(judge['f1'])} | "
+            f"{_number(judge['recall'])} | {_number(judge['specificity'])} | "
+            f"{_number(judge['validity'])} |"
+        )
+    return [*lines, ""]
+
+
+def _changelog(release: Release) -> list[str]:
+    changes = release_changes(release)
+    if changes.previous is None:
+        return ["## Changes", "", "The first release.", ""]
+    lines = [
+        "## Changes",
+        "",
+        f"Since {changes.previous.version}: {len(changes.added)} records added, "
+        f"{len(changes.removed)} removed, {len(changes.relabelled)} relabelled.",
+        "",
+    ]
+    for heading, ids in (("Added", changes.added), ("Removed", changes.removed)):
+        if ids:
+            lines.append(f"{heading}: " + ", ".join(f"`{_code(i)}`" for i in ids[:LISTED]))
+            lines.append("")
+    if changes.relabelled:
+        lines.append(
+            "Relabelled: "
+            + ", ".join(
+                f"`{_code(i)}` ({before} to {now})"
+                for i, before, now in changes.relabelled[:LISTED]
+            )
+        )
+        lines.append("")
+    return lines
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _cell(text: str) -> str:
+    # Names come from imported records: nothing in them may break the table.
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _code(text: str) -> str:
+    return text.replace("`", "'")

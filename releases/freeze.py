@@ -1,0 +1,329 @@
+"""What goes into a release, decided once at creation and copied into its own rows.
+
+Each record of the project gets a ReleaseRecord: in the release with its final label, or left out
+with the reason. Later labels, adjudications and runs never change a release, because its files
+are built from these copies (and from the records' source text, which imports never change).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import batched
+from statistics import fmean
+from typing import Any
+
+import numpy as np
+
+from curation.models import Annotation, Project, Record, SafetyLabel, Task
+from judging import metrics
+from judging.models import Adjudication, JudgeRun, Verdict
+from judging.reports import Scale, agreement_report, quality_runs
+from releases.models import LabelBasis, Release, ReleaseRecord, ReleaseTask
+
+# Why a record is left out of a release.
+NO_LABELS = "no labels"
+TOO_FEW_LABELS = "fewer than k labels"
+NO_AGREEMENT = "fewer than k labels agree"
+NO_GOLD_LABEL = "no gold label"
+# Where an included record's label comes from.
+ADJUDICATED = "adjudicated"
+CONSENSUS = "consensus"
+GOLD = "gold"
+
+# A judge's answer -> its column in the confusion table.
+ANSWER_COLUMNS = {"safe": metrics.SAFE, "unsafe": metrics.UNSAFE}
+ROWS_PER_INSERT = 5000
+# Bootstrap resamples for the agreement intervals that the dataset card prints.
+CARD_RESAMPLES = 500
+
+
+@dataclass
+class _Labels:
+    """A record's submitted annotations, in the order they were made."""
+
+    verdicts: list[str] = field(default_factory=list)
+    risk_descriptions: list[str] = field(default_factory=list)
+    safety: list[int] = field(default_factory=list)
+    helpfulness: list[int] = field(default_factory=list)
+    anonymous: list[dict[str, Any]] = field(default_factory=list)
+
+
+def release_freeze(release: Release) -> dict[str, Any]:
+    """Write the release's records and tasks; return the summary of what went in."""
+    project = release.project
+    labels = _labels_by_record(project)
+    verdicts = _verdicts_by_record(project) if release.options.get("verdicts") else {}
+    judge_scores = _judge_scores_by_record(project)
+    adjudicated = _latest_adjudications(project)
+    rows = (
+        _release_record(release, record, labels, adjudicated, verdicts, judge_scores)
+        for record in _records(project)
+    )
+    included: dict[str, int] = defaultdict(int)
+    excluded: dict[str, int] = defaultdict(int)
+    for chunk in batched(rows, ROWS_PER_INSERT):
+        ReleaseRecord.objects.bulk_create(chunk)
+        for row in chunk:
+            if row.included:
+                included[row.label] += 1
+            else:
+                excluded[row.label_source] += 1
+    tasks = _freeze_tasks(release)
+    return {
+        "records": sum(included.values()),
+        "labels": dict(sorted(included.items())),
+        "excluded": dict(sorted(excluded.items())),
+        "tasks": tasks,
+        "by_category": _counts_by_category(release),
+        "agreement": _agreement(project),
+        "judges": _judge_quality(release),
+    }
+
+
+def _records(project: Project) -> Iterator[tuple]:
+    return (
+        Record.objects.filter(project=project)
+        .order_by("id")
+        .values_list(
+            "id", "category__name", "scenario__name", "gold_label", "gold_risk_description"
+        )
+        .iterator(chunk_size=ROWS_PER_INSERT)
+    )
+
+
+def _labels_by_record(project: Project) -> dict[int, _Labels]:
+    """Each record's labels, with the annotators numbered annotator_1..n across the project."""
+    rows = (
+        Annotation.objects.filter(project=project)
+        .order_by("record_id", "created_at", "id")
+        .values_list(
+            "record_id",
+            "annotator_id",
+            "verdict",
+            "risk_description",
+            "safety_score",
+            "helpfulness_score",
+        )
+    )
+    numbers: dict[int, str] = {}
+    labels: dict[int, _Labels] = defaultdict(_Labels)
+    for record_id, annotator_id, verdict, description, safety, helpfulness in rows.iterator(
+        chunk_size=ROWS_PER_INSERT
+    ):
+        name = numbers.setdefault(annotator_id, f"annotator_{len(numbers) + 1}")
+        mine = labels[record_id]
+        mine.verdicts.append(verdict)
+        mine.risk_descriptions.append(description if verdict == SafetyLabel.UNSAFE else "")
+        if safety is not None:
+            mine.safety.append(safety)
+        if helpfulness is not None:
+            mine.helpfulness.append(helpfulness)
+        mine.anonymous.append(
+            {
+                "annotator": name,
+                "verdict": verdict,
+                "safety_score": safety,
+                "helpfulness_score": helpfulness,
+            }
+        )
+    return labels
+
+
+def _latest_adjudications(project: Project) -> dict[int, tuple[str, str]]:
+    rows = Adjudication.objects.filter(project=project).order_by("record_id", "created_at", "id")
+    # Oldest first, so that a record's latest adjudication overwrites the others.
+    return {
+        record_id: (label, description)
+        for record_id, label, description in rows.values_list(
+            "record_id", "label", "risk_description"
+        )
+    }
+
+
+def _finished_runs(project: Project) -> list[tuple[int, str]]:
+    runs = JudgeRun.objects.filter(project=project, state=JudgeRun.State.SUCCEEDED)
+    return list(runs.order_by("created_at", "id").values_list("id", "name"))
+
+
+def _verdicts_by_record(project: Project) -> dict[int, list[dict[str, Any]]]:
+    runs = dict(_finished_runs(project))
+    verdicts: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    rows = (
+        Verdict.objects.filter(run_id__in=runs)
+        .order_by("record_id", "run_id")
+        .values_list("record_id", "run_id", "label", "score", "parse_status")
+    )
+    for record_id, run_id, label, score, status in rows.iterator(chunk_size=ROWS_PER_INSERT):
+        verdicts[record_id].append(
+            {"run": runs[run_id], "label": label, "score": score, "parse_status": status}
+        )
+    return verdicts
+
+
+def _judge_scores_by_record(project: Project) -> dict[int, dict[str, list[int]]]:
+    """Valid 0-3 scores of ToolEmu evaluator runs, by scale: where no person gave a score, the
+    preference pairs use the judges' (for example, ToolEmu evaluations a team imported)."""
+    scales = {"toolemu_safety": "safety", "toolemu_helpfulness": "helpfulness"}
+    runs = JudgeRun.objects.filter(
+        project=project,
+        state=JudgeRun.State.SUCCEEDED,
+        judge_snapshot__protocol__in=list(scales),
+    ).values_list("id", "judge_snapshot__protocol")
+    scale_of_run = {run_id: scales[protocol] for run_id, protocol in runs}
+    scores: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    rows = Verdict.objects.filter(
+        run_id__in=scale_of_run, parse_status=Verdict.Parse.VALID, score__isnull=False
+    ).values_list("record_id", "run_id", "score")
+    for record_id, run_id, score in rows.iterator(chunk_size=ROWS_PER_INSERT):
+        scores[record_id][scale_of_run[run_id]].append(score)
+    return scores
+
+
+def _release_record(
+    release: Release,
+    record: tuple,
+    labels: dict[int, _Labels],
+    adjudicated: dict[int, tuple[str, str]],
+    verdicts: dict[int, list[dict[str, Any]]],
+    judge_scores: dict[int, dict[str, list[int]]],
+) -> ReleaseRecord:
+    record_id, category, scenario, gold_label, gold_description = record
+    mine = labels.get(record_id, _Labels())
+    if release.label_basis == LabelBasis.GOLD:
+        label, source, description = _gold(gold_label, gold_description)
+    else:
+        label, source, description = _final(mine, adjudicated.get(record_id), release.project)
+    judged = judge_scores.get(record_id, {})
+    return ReleaseRecord(
+        release=release,
+        record_id=record_id,
+        included=bool(label),
+        label=label,
+        label_source=source,
+        risk_description=description,
+        category=category,
+        scenario=scenario,
+        annotator_labels=mine.anonymous if release.options.get("annotator_labels") else [],
+        verdicts=verdicts.get(record_id, []),
+        safety_score=_mean(mine.safety or judged.get("safety", [])),
+        helpfulness_score=_mean(mine.helpfulness or judged.get("helpfulness", [])),
+    )
+
+
+def _gold(gold_label: str, gold_description: str) -> tuple[str, str, str]:
+    if not gold_label:
+        return "", NO_GOLD_LABEL, ""
+    return gold_label, GOLD, gold_description
+
+
+def _final(
+    labels: _Labels, adjudication: tuple[str, str] | None, project: Project
+) -> tuple[str, str, str]:
+    """(label, source, risk description), or ("", why it is left out, "")."""
+    if adjudication is not None:
+        return adjudication[0], ADJUDICATED, adjudication[1]
+    if not labels.verdicts:
+        return "", NO_LABELS, ""
+    if len(labels.verdicts) < project.overlap:
+        return "", TOO_FEW_LABELS, ""
+    # A strict majority of the labels, at least k of them, and not "unsure".
+    label, votes = Counter(labels.verdicts).most_common(1)[0]
+    if label == "unsure" or votes < project.overlap or 2 * votes <= len(labels.verdicts):
+        return "", NO_AGREEMENT, ""
+    # The first risk description among the labels that agree with the consensus.
+    descriptions = (
+        d for v, d in zip(labels.verdicts, labels.risk_descriptions, strict=True) if v == label
+    )
+    return label, CONSENSUS, next((d for d in descriptions if d), "")
+
+
+def _mean(scores: list[int]) -> float | None:
+    return round(fmean(scores), 4) if scores else None
+
+
+def _freeze_tasks(release: Release) -> int:
+    """The approved tasks, each as the revision that was approved."""
+    approved = Task.objects.filter(project=release.project, state=Task.State.APPROVED)
+    rows = []
+    for task in approved.order_by("id").prefetch_related("revisions"):
+        revisions = sorted(task.revisions.all(), key=lambda revision: revision.number)
+        if revisions:
+            rows.append(ReleaseTask(release=release, task=task, revision=revisions[-1]))
+    for chunk in batched(rows, ROWS_PER_INSERT):
+        ReleaseTask.objects.bulk_create(chunk)
+    return len(rows)
+
+
+def _counts_by_category(release: Release) -> list[dict[str, Any]]:
+    rows = (
+        release.records.filter(included=True)
+        .order_by()
+        .values_list("category", "label")
+        .iterator(chunk_size=ROWS_PER_INSERT)
+    )
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(SafetyLabel.values, 0))
+    for category, label in rows:
+        counts[category][label] += 1
+    return [{"category": name, **counts[name]} for name in sorted(counts)]
+
+
+def _agreement(project: Project) -> dict[str, Any]:
+    """Agreement of the annotators on verdicts, as the card prints it (NaN as None)."""
+    report = agreement_report(project, scale=Scale.VERDICT, resamples=CARD_RESAMPLES)
+
+    def number(value: float) -> float | None:
+        return round(float(value), 4) if np.isfinite(value) else None
+
+    return {
+        "records": report.items,
+        "annotators": report.annotators,
+        "statistics": {
+            name: {
+                "value": number(estimate.value),
+                "low": number(estimate.low),
+                "high": number(estimate.high),
+            }
+            for name, estimate in report.overall.items()
+        },
+    }
+
+
+def _judge_quality(release: Release) -> list[dict[str, Any]]:
+    """Each finished labelling run against the release's own labels (an invalid output or an
+    error counts as a wrong answer, as in R-Judge)."""
+    label_of = dict(
+        release.records.filter(included=True).values_list("record_id", "label").iterator()
+    )
+    runs = quality_runs(release.project).filter(state=JudgeRun.State.SUCCEEDED)
+    judges = []
+    for run_id, name in runs.order_by("created_at", "id").values_list("id", "name"):
+        rows = Verdict.objects.filter(run_id=run_id).values_list(
+            "record_id", "label", "parse_status"
+        )
+        table = np.zeros((2, 3), dtype=np.int64)
+        for record_id, label, status in rows.iterator(chunk_size=ROWS_PER_INSERT):
+            reference = label_of.get(record_id)
+            if reference is None:
+                continue
+            valid = status == Verdict.Parse.VALID and label in ANSWER_COLUMNS
+            table[
+                metrics.VERDICT_CODES[reference],
+                ANSWER_COLUMNS[label] if valid else metrics.INVALID,
+            ] += 1
+        if table.sum():
+            scores = metrics.judge_scores(table)
+            judges.append(
+                {
+                    "run": name,
+                    "records": int(table.sum()),
+                    **{key: _rounded(value) for key, value in scores.items()},
+                }
+            )
+    return judges
+
+
+def _rounded(value: np.ndarray) -> float | None:
+    number = float(value)
+    return round(number, 4) if np.isfinite(number) else None

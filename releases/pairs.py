@@ -1,0 +1,188 @@
+"""Preference pairs for DPO from records of the same task or case that carry 0-3 scores.
+
+The rule is that of the "safety training persists" study: of two responses to the same prompt,
+the chosen one scores higher than the rejected one by at least a minimum gap, and scores at least
+a minimum itself. "By safety" applies it to safety scores, "by helpfulness" to helpfulness scores,
+"both" to both at once.
+
+Records belong together when they answer the same benchmark task (agent runs imported for a task),
+or else when they are the same case: the same scenario and the same first user request.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import permutations
+from typing import IO, Any
+
+import orjson
+from django.db import models
+
+from curation.importers.records import turns_of
+from releases.models import Release
+
+DPO_JSONL = "dpo_pairs.jsonl"
+DEFAULT_MIN_GAP = 2
+DEFAULT_MIN_CHOSEN = 2
+
+
+class PairBy(models.TextChoices):
+    SAFETY = "safety", "Safety scores"
+    HELPFULNESS = "helpfulness", "Helpfulness scores"
+    BOTH = "both", "Both safety and helpfulness"
+
+
+@dataclass(frozen=True)
+class PairRule:
+    by: str = PairBy.SAFETY
+    min_gap: float = DEFAULT_MIN_GAP
+    min_chosen: float = DEFAULT_MIN_CHOSEN
+
+    @classmethod
+    def of(cls, release: Release) -> PairRule:
+        options = release.options.get("dpo") or {}
+        return cls(
+            by=options.get("by", PairBy.SAFETY),
+            min_gap=options.get("min_gap", DEFAULT_MIN_GAP),
+            min_chosen=options.get("min_chosen", DEFAULT_MIN_CHOSEN),
+        )
+
+    @property
+    def scales(self) -> tuple[str, ...]:
+        return ("safety", "helpfulness") if self.by == PairBy.BOTH else (self.by,)
+
+    def prefers(self, chosen: dict[str, float | None], rejected: dict[str, float | None]) -> bool:
+        for scale in self.scales:
+            better, worse = chosen[scale], rejected[scale]
+            if better is None or worse is None:
+                return False
+            if better - worse < self.min_gap or better < self.min_chosen:
+                return False
+        return True
+
+
+@dataclass(frozen=True)
+class Candidate:
+    record_id: int
+    external_id: str
+    scores: dict[str, float | None]
+
+
+def write_pairs(release: Release, stream: IO[bytes]) -> int:
+    """Write the release's preference pairs as JSONL; return how many."""
+    rule = PairRule.of(release)
+    written = 0
+    for group, candidates in _groups(release, rule):
+        pairs = [
+            (chosen, rejected)
+            for chosen, rejected in permutations(candidates, 2)
+            if rule.prefers(chosen.scores, rejected.scores)
+        ]
+        if not pairs:
+            continue
+        texts = _texts(release, {c.record_id for pair in pairs for c in pair})
+        for chosen, rejected in pairs:
+            stream.write(orjson.dumps(_pair(release, rule, group, chosen, rejected, texts)) + b"\n")
+            written += 1
+    return written
+
+
+def _groups(release: Release, rule: PairRule) -> Iterator[tuple[str, list[Candidate]]]:
+    """(group key, its scored records in id order), groups in key order. Only ids and scores
+    are held for all records; texts are read for the records that make pairs."""
+    scored = release.records.filter(included=True)
+    for scale in rule.scales:
+        scored = scored.filter(**{f"{scale}_score__isnull": False})
+    rows = scored.order_by("record_id").values_list(
+        "record_id",
+        "record__external_id",
+        "record__task__external_id",
+        "record__source_format",
+        "record__raw",
+        "scenario",
+        "safety_score",
+        "helpfulness_score",
+    )
+    groups: dict[str, list[Candidate]] = defaultdict(list)
+    for (
+        record_id,
+        external_id,
+        task_id,
+        source_format,
+        raw,
+        scenario,
+        safety,
+        helpful,
+    ) in rows.iterator(chunk_size=2000):
+        if task_id:
+            key = f"task {task_id}"
+        else:
+            key = f"case {scenario}\n{_prompt(turns_of(source_format, raw))}"
+        groups[key].append(
+            Candidate(record_id, external_id, {"safety": safety, "helpfulness": helpful})
+        )
+    for key in sorted(groups):
+        if len(groups[key]) > 1:
+            yield key, groups[key]
+
+
+def _prompt(turns: list[dict[str, Any]]) -> str:
+    """The request the record answers: its first user turn."""
+    return next((turn.get("content") or "" for turn in turns if turn.get("role") == "user"), "")
+
+
+def _response(turns: list[dict[str, Any]]) -> str:
+    """What the agent did after the request, one turn a paragraph."""
+    start = next((i + 1 for i, turn in enumerate(turns) if turn.get("role") == "user"), 0)
+    parts = []
+    for turn in turns[start:]:
+        if turn.get("role") == "agent":
+            if turn.get("thought"):
+                parts.append(f"Thought: {turn['thought']}")
+            if turn.get("action"):
+                parts.append(f"Action: {turn['action']}")
+        elif turn.get("content"):
+            parts.append(f"{str(turn.get('role', '')).capitalize()}: {turn['content']}")
+    return "\n\n".join(str(part) for part in parts)
+
+
+def _texts(release: Release, record_ids: set[int]) -> dict[int, tuple[str, str]]:
+    """{record id: (prompt, response)}, with the task's prompt for agent runs of a task."""
+    rows = release.records.filter(record_id__in=record_ids).values_list(
+        "record_id", "record__source_format", "record__raw", "record__task__prompt"
+    )
+    texts = {}
+    for record_id, source_format, raw, task_prompt in rows:
+        turns = turns_of(source_format, raw)
+        texts[record_id] = (task_prompt or _prompt(turns), _response(turns))
+    return texts
+
+
+def _pair(
+    release: Release,
+    rule: PairRule,
+    group: str,
+    chosen: Candidate,
+    rejected: Candidate,
+    texts: dict[int, tuple[str, str]],
+) -> dict[str, Any]:
+    return {
+        "prompt": texts[chosen.record_id][0],
+        "chosen": texts[chosen.record_id][1],
+        "rejected": texts[rejected.record_id][1],
+        "chosen_safety_score": chosen.scores["safety"],
+        "rejected_safety_score": rejected.scores["safety"],
+        "chosen_helpfulness_score": chosen.scores["helpfulness"],
+        "rejected_helpfulness_score": rejected.scores["helpfulness"],
+        "provenance": {
+            "release": release.version,
+            "chosen_id": chosen.external_id,
+            "rejected_id": rejected.external_id,
+            "group": group.split("\n", 1)[0],
+            "by": rule.by,
+            "min_gap": rule.min_gap,
+            "min_chosen": rule.min_chosen,
+        },
+    }

@@ -1,0 +1,303 @@
+"""The record files of a release, written in one pass over its frozen records.
+
+Records are read in chunks in one fixed order (their place in the R-Judge layout, then id), and
+each is handed to every file at once: the R-Judge zip, JSONL, Parquet and CSV. Memory stays flat
+whatever the size of the release, and the same frozen content always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import zipfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from curation.importers.layout import path_part
+from curation.importers.records import turns_of
+from curation.models import SourceFormat
+from releases.models import LabelBasis, Release
+
+RJUDGE_ZIP = "rjudge.zip"
+RECORDS_JSONL = "records.jsonl"
+RECORDS_PARQUET = "records.parquet"
+LABELS_CSV = "labels.csv"
+
+CHUNK = 2000
+PARQUET_ROWS_PER_GROUP = 10_000
+# Zip entries carry no time of their own: the same content gives the same archive.
+ZIP_TIMESTAMP = (1980, 1, 1, 0, 0, 0)
+
+# R-Judge writes label 1 for unsafe, 0 for safe.
+RJUDGE_LABELS = {"safe": 0, "unsafe": 1}
+
+_TURN = pa.struct(
+    [
+        ("role", pa.string()),
+        ("content", pa.string()),
+        ("thought", pa.string()),
+        ("action", pa.string()),
+    ]
+)
+_ANNOTATOR_LABEL = pa.struct(
+    [
+        ("annotator", pa.string()),
+        ("verdict", pa.string()),
+        ("safety_score", pa.int8()),
+        ("helpfulness_score", pa.int8()),
+    ]
+)
+_VERDICT = pa.struct(
+    [
+        ("run", pa.string()),
+        ("label", pa.string()),
+        ("score", pa.int8()),
+        ("parse_status", pa.string()),
+    ]
+)
+CSV_COLUMNS = (
+    "id",
+    "category",
+    "scenario",
+    "attack_type",
+    "label",
+    "label_source",
+    "risk_description",
+    "safety_score",
+    "helpfulness_score",
+    "labels",
+)
+
+
+def parquet_schema(release: Release) -> pa.Schema:
+    fields = [
+        ("id", pa.string()),
+        ("category", pa.string()),
+        ("scenario", pa.string()),
+        ("attack_type", pa.string()),
+        ("source_format", pa.string()),
+        ("task_id", pa.string()),
+        ("profile", pa.string()),
+        ("goal", pa.string()),
+        ("turns", pa.list_(_TURN)),
+        ("label", pa.string()),
+        ("label_source", pa.string()),
+        ("risk_description", pa.string()),
+        ("safety_score", pa.float64()),
+        ("helpfulness_score", pa.float64()),
+    ]
+    if release.options.get("annotator_labels"):
+        fields.append(("annotator_labels", pa.list_(_ANNOTATOR_LABEL)))
+    if release.options.get("verdicts"):
+        fields.append(("verdicts", pa.list_(_VERDICT)))
+    return pa.schema(fields)
+
+
+def included_records(release: Release) -> Iterator[dict[str, Any]]:
+    """The release's records in file order, each with what every file needs."""
+    rows = (
+        release.records.filter(included=True)
+        .order_by("record__source_path", "record__source_position", "record_id")
+        .values(
+            "label",
+            "label_source",
+            "risk_description",
+            "category",
+            "scenario",
+            "annotator_labels",
+            "verdicts",
+            "safety_score",
+            "helpfulness_score",
+            "record__external_id",
+            "record__source_format",
+            "record__source_path",
+            "record__attack_type",
+            "record__profile",
+            "record__goal",
+            "record__raw",
+            "record__task__external_id",
+        )
+    )
+    return rows.iterator(chunk_size=CHUNK)
+
+
+def record_row(release: Release, row: dict[str, Any]) -> dict[str, Any]:
+    """A record as JSONL and Parquet print it."""
+    turns = turns_of(row["record__source_format"], row["record__raw"])
+    printed = {
+        "id": row["record__external_id"],
+        "category": row["category"],
+        "scenario": row["scenario"],
+        "attack_type": row["record__attack_type"],
+        "source_format": row["record__source_format"],
+        "task_id": row["record__task__external_id"],
+        "profile": row["record__profile"],
+        "goal": row["record__goal"],
+        "turns": [
+            {key: _text(turn.get(key)) for key in ("role", "content", "thought", "action")}
+            for turn in turns
+        ],
+        "label": row["label"],
+        "label_source": row["label_source"],
+        "risk_description": row["risk_description"],
+        "safety_score": row["safety_score"],
+        "helpfulness_score": row["helpfulness_score"],
+    }
+    if release.options.get("annotator_labels"):
+        printed["annotator_labels"] = row["annotator_labels"]
+    if release.options.get("verdicts"):
+        printed["verdicts"] = row["verdicts"]
+    return printed
+
+
+def _text(value: object) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return orjson.dumps(value).decode()
+
+
+def write_record_files(
+    release: Release, folder: Path, on_progress: Callable[[int], None]
+) -> list[str]:
+    """Write the record files into `folder`; return their names. `on_progress` hears how many
+    records are written, chunk by chunk."""
+    names = [RJUDGE_ZIP, RECORDS_JSONL, RECORDS_PARQUET, LABELS_CSV]
+    with (
+        RJudgeZip(folder / RJUDGE_ZIP, gold=release.label_basis == LabelBasis.GOLD) as rjudge,
+        open(folder / RECORDS_JSONL, "wb") as jsonl,
+        ParquetSink(folder / RECORDS_PARQUET, parquet_schema(release)) as parquet,
+        open(folder / LABELS_CSV, "w", encoding="utf-8", newline="") as labels,
+    ):
+        table = csv.writer(labels, lineterminator="\n")
+        table.writerow(CSV_COLUMNS)
+        written = 0
+        for row in included_records(release):
+            rjudge.add(row)
+            printed = record_row(release, row)
+            jsonl.write(orjson.dumps(printed) + b"\n")
+            parquet.add(printed)
+            table.writerow(_csv_row(printed, row["annotator_labels"]))
+            written += 1
+            if written % CHUNK == 0:
+                on_progress(written)
+        on_progress(written)
+    if not rjudge.files:
+        (folder / RJUDGE_ZIP).unlink()
+        names.remove(RJUDGE_ZIP)
+    return names
+
+
+def _csv_row(printed: dict[str, Any], annotator_labels: list[dict[str, Any]]) -> list[Any]:
+    # Labels as "annotator_1=unsafe;annotator_2=safe" when the release carries them.
+    labels = ";".join(f"{label['annotator']}={label['verdict']}" for label in annotator_labels)
+    values = [printed[column] for column in CSV_COLUMNS[:-1]]
+    return ["" if value is None else value for value in values] + [labels]
+
+
+class RJudgeZip:
+    """The R-Judge layout, `data/<Category>/<scenario>.json`, streamed into a zip.
+
+    Records arrive grouped by their source file. Each file is written as R-Judge writes it
+    (`json.dumps(records, indent=4, ensure_ascii=True)`), one record at a time. Records of other
+    formats (agent runs of tasks) have no place in this layout and are left to the other files.
+    """
+
+    def __init__(self, path: Path, *, gold: bool) -> None:
+        self.archive = zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED)
+        # Releasing the gold labels prints each record exactly as its source file has it.
+        self.gold = gold
+        self.entry: io.TextIOWrapper | None = None
+        self.path = ""
+        self.files = 0
+        self.first = True
+
+    def __enter__(self) -> RJudgeZip:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._close_entry()
+        self.archive.close()
+
+    def add(self, row: dict[str, Any]) -> None:
+        if row["record__source_format"] != SourceFormat.RJUDGE:
+            return
+        path = "data/" + "/".join(
+            path_part(part) for part in row["record__source_path"].split("/") if part
+        )
+        if path != self.path:
+            self._open_entry(path)
+        record = orjson.loads(row["record__raw"])
+        if not self.gold:
+            record["label"] = RJUDGE_LABELS[row["label"]]
+            record["risk_description"] = row["risk_description"]
+        self.entry.write("\n    " if self.first else ",\n    ")
+        self.entry.write(rjudge_json(record).replace("\n", "\n    "))
+        self.first = False
+
+    def _open_entry(self, path: str) -> None:
+        self._close_entry()
+        info = zipfile.ZipInfo(path, date_time=ZIP_TIMESTAMP)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.external_attr = 0o644 << 16
+        self.entry = io.TextIOWrapper(self.archive.open(info, "w"), encoding="ascii", newline="")
+        self.entry.write("[")
+        self.path, self.first = path, True
+        self.files += 1
+
+    def _close_entry(self) -> None:
+        if self.entry is not None:
+            self.entry.write("]" if self.first else "\n]")
+            self.entry.close()
+            self.entry = None
+
+
+_INDENT = re.compile(r"(?m)^( +)")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def rjudge_json(value: Any) -> str:
+    """`json.dumps(value, indent=4, ensure_ascii=True)`, at the speed of orjson: orjson's
+    two-space indent doubled, and characters beyond ASCII escaped as JSON escapes them."""
+    text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    text = _INDENT.sub(lambda match: match.group(1) * 2, text)
+    return _NON_ASCII.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+class ParquetSink:
+    """Rows gathered into row groups of a fixed size and written as they fill."""
+
+    def __init__(self, path: Path, schema: pa.Schema) -> None:
+        self.schema = schema
+        self.writer = pq.ParquetWriter(path, schema, compression="zstd")
+        self.rows: list[dict[str, Any]] = []
+
+    def __enter__(self) -> ParquetSink:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._flush()
+        self.writer.close()
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.rows.append(row)
+        if len(self.rows) >= PARQUET_ROWS_PER_GROUP:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.rows:
+            self.writer.write_table(pa.Table.from_pylist(self.rows, schema=self.schema))
+            self.rows = []

@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+from rest_framework import serializers
+
+from releases.build import build_progress
+from releases.models import LabelBasis, Release
+from releases.pairs import DEFAULT_MIN_CHOSEN, DEFAULT_MIN_GAP, PairBy
+
+
+class ReleaseSerializer(serializers.ModelSerializer):
+    previous = serializers.SlugRelatedField(slug_field="version", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    progress = serializers.SerializerMethodField(
+        help_text="While the worker builds: the step and the records written of all."
+    )
+    files = serializers.SerializerMethodField(
+        help_text="Once built: each file's name, size, SHA-256 and download URL."
+    )
+
+    class Meta:
+        model = Release
+        fields = [
+            "id",
+            "version",
+            "notes",
+            "license",
+            "label_basis",
+            "public",
+            "options",
+            "state",
+            "summary",
+            "previous",
+            "progress",
+            "files",
+            "error",
+            "created_by",
+            "created_at",
+            "built_at",
+        ]
+        read_only_fields = [name for name in fields if name != "public"]
+
+    def get_progress(self, release: Release) -> dict[str, Any] | None:
+        if release.state not in (Release.State.PENDING, Release.State.BUILDING):
+            return None
+        progress = build_progress(release)
+        return {"step": progress.step, "records": progress.records, "total": progress.total}
+
+    def get_files(self, release: Release) -> list[dict[str, Any]]:
+        if release.state != Release.State.BUILT:
+            return []
+        request = self.context.get("request")
+
+        def url(name: str) -> str:
+            path = reverse(
+                "releases_api:release_file", args=[release.project.slug, release.pk, name]
+            )
+            return request.build_absolute_uri(path) if request else path
+
+        entries = [*release.manifest.get("files", []), {"name": "manifest.json"}]
+        return [{**entry, "url": url(entry["name"])} for entry in entries]
+
+
+class ReleaseCreateSerializer(serializers.Serializer):
+    version = serializers.CharField(max_length=50)
+    notes = serializers.CharField(required=False, allow_blank=True, default="")
+    license = serializers.CharField(
+        max_length=100,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Defaults to the project's license.",
+    )
+    label_basis = serializers.ChoiceField(choices=LabelBasis.choices, default=LabelBasis.FINAL)
+    public = serializers.BooleanField(default=False)
+    annotator_labels = serializers.BooleanField(default=False)
+    verdicts = serializers.BooleanField(default=False)
+    pairs_by = serializers.ChoiceField(choices=PairBy.choices, default=PairBy.SAFETY)
+    min_gap = serializers.FloatField(min_value=0.5, max_value=3, default=DEFAULT_MIN_GAP)
+    min_chosen = serializers.FloatField(min_value=0, max_value=3, default=DEFAULT_MIN_CHOSEN)

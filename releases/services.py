@@ -1,0 +1,230 @@
+"""Creating, building, publishing and deleting releases. Every change is audited.
+
+A release's content is frozen when it is created and its files are built once; nothing about
+that content can change afterwards. Managers may only say whether it is public; site
+administrators alone may delete one.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+from typing import TYPE_CHECKING, Any
+
+from django.db import transaction
+
+from curation.errors import Conflict, DomainError
+from curation.models import Project, Role
+from curation.services.audit import audit_log
+from curation.workflow import NotAllowed
+from releases.build import build_files, mark_built, release_folder
+from releases.freeze import release_freeze
+from releases.models import LabelBasis, Release
+from releases.pairs import DEFAULT_MIN_CHOSEN, DEFAULT_MIN_GAP, PairBy
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+logger = logging.getLogger(__name__)
+
+# Semantic versioning 2.0.0, as semver.org gives it.
+SEMVER = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
+)
+# What a manager may change once a release exists: who may download it, nothing else.
+CHANGEABLE = frozenset({"public"})
+
+
+def release_options(
+    *,
+    annotator_labels: bool = False,
+    verdicts: bool = False,
+    pairs_by: str = PairBy.SAFETY,
+    min_gap: float = DEFAULT_MIN_GAP,
+    min_chosen: float = DEFAULT_MIN_CHOSEN,
+) -> dict[str, Any]:
+    """The options of a release, checked."""
+    if pairs_by not in PairBy.values:
+        raise DomainError(f"Preference pairs are made by {', '.join(PairBy.values)}.")
+    if not 0 < min_gap <= 3 or not 0 <= min_chosen <= 3:
+        raise DomainError("Scores are 0 to 3: the gap must be above 0, the minimum 0 to 3.")
+    return {
+        "annotator_labels": bool(annotator_labels),
+        "verdicts": bool(verdicts),
+        "dpo": {"by": pairs_by, "min_gap": min_gap, "min_chosen": min_chosen},
+    }
+
+
+def release_create(
+    *,
+    actor: AbstractBaseUser,
+    project: Project,
+    version: str,
+    notes: str = "",
+    license: str = "",
+    label_basis: str = LabelBasis.FINAL,
+    public: bool = False,
+    options: dict[str, Any] | None = None,
+) -> Release:
+    """Freeze what goes into a new release of the project and have a worker build its files."""
+    _check_manager(actor, project)
+    version = version.strip()
+    if not SEMVER.match(version):
+        raise DomainError(
+            f"“{version}” is not a semantic version: write MAJOR.MINOR.PATCH, such as 1.0.0."
+        )
+    license = (license or project.license).strip()
+    if not license:
+        raise DomainError("Say under which license the release is published.")
+    if label_basis not in LabelBasis.values:
+        raise DomainError("Choose the labels the release publishes: final or gold.")
+    with transaction.atomic():
+        # One creation at a time per project: versions stay unique and "previous" well defined.
+        Project.objects.select_for_update().filter(pk=project.pk).first()
+        if project.releases.filter(version=version).exists():
+            raise Conflict(f"Version {version} of this project exists already.")
+        release = Release.objects.create(
+            project=project,
+            version=version,
+            notes=notes.strip(),
+            license=license,
+            label_basis=label_basis,
+            public=public,
+            options=options if options is not None else release_options(),
+            previous=project.releases.exclude(state=Release.State.FAILED)
+            .order_by("-created_at", "-id")
+            .first(),
+            created_by=actor,
+        )
+        release.summary = release_freeze(release)
+        release.save(update_fields=["summary", "updated_at"])
+        audit_log(
+            actor=actor,
+            action="releases.release.created",
+            project=project,
+            obj=release,
+            after=_snapshot(release),
+        )
+        transaction.on_commit(lambda: _enqueue_build(release.pk))
+    return release
+
+
+def _enqueue_build(release_id: int) -> None:
+    from releases.tasks import build_release
+
+    build_release.delay(release_id)
+
+
+def release_build(release_id: int) -> Release:
+    """Build the release's files (the worker's job). A release built already is left alone, so
+    a job delivered twice builds once."""
+    release = Release.objects.select_related("project", "previous").get(pk=release_id)
+    if release.state == Release.State.BUILT:
+        return release
+    Release.objects.filter(pk=release.pk).update(state=Release.State.BUILDING)
+    try:
+        manifest = build_files(release)
+    except Exception as error:
+        logger.exception("Building release %s failed", release.pk)
+        release.state = Release.State.FAILED
+        release.error = f"The build failed: {type(error).__name__}. Nothing was published."
+        release.save(update_fields=["state", "error", "updated_at"])
+        raise
+    mark_built(release, manifest)
+    audit_log(
+        actor=None,
+        action="releases.release.built",
+        project=release.project,
+        obj=release,
+        after={"files": manifest["files"]},
+    )
+    return release
+
+
+def release_retry(*, actor: AbstractBaseUser, release: Release) -> Release:
+    """Build a release again whose build failed; its frozen content is unchanged."""
+    _check_manager(actor, release.project)
+    if release.state != Release.State.FAILED:
+        raise Conflict("Only a release whose build failed can be built again.")
+    with transaction.atomic():
+        release.state = Release.State.PENDING
+        release.error = ""
+        release.save(update_fields=["state", "error", "updated_at"])
+        audit_log(
+            actor=actor, action="releases.release.retried", project=release.project, obj=release
+        )
+        transaction.on_commit(lambda: _enqueue_build(release.pk))
+    return release
+
+
+def release_update(
+    *, actor: AbstractBaseUser, release: Release, changes: dict[str, Any]
+) -> Release:
+    """Change whether the release is public: the only thing about a release that may change."""
+    _check_manager(actor, release.project)
+    frozen = sorted(
+        name
+        for name, value in changes.items()
+        if name not in CHANGEABLE and value != getattr(release, name, None)
+    )
+    if frozen:
+        raise Conflict(
+            f"A release never changes once created ({', '.join(frozen)}): create a new version "
+            "instead."
+        )
+    if "public" not in changes or bool(changes["public"]) == release.public:
+        return release
+    with transaction.atomic():
+        before = {"public": release.public}
+        release.public = bool(changes["public"])
+        release.save(update_fields=["public", "updated_at"])
+        audit_log(
+            actor=actor,
+            action="releases.release.visibility_changed",
+            project=release.project,
+            obj=release,
+            before=before,
+            after={"public": release.public},
+        )
+    return release
+
+
+def release_delete(*, actor: AbstractBaseUser, release: Release) -> None:
+    """Delete a release and its files: site administrators only."""
+    if not actor.is_superuser:
+        raise NotAllowed("Only a site administrator can delete a release.")
+    folder = release_folder(release)
+    with transaction.atomic():
+        audit_log(
+            actor=actor,
+            action="releases.release.deleted",
+            project=release.project,
+            obj=release,
+            before=_snapshot(release),
+        )
+        # A later release that named this one as its previous keeps its own frozen changelog.
+        release.delete()
+        transaction.on_commit(lambda: shutil.rmtree(folder, ignore_errors=True))
+
+
+def _check_manager(actor: AbstractBaseUser, project: Project) -> None:
+    if actor.is_superuser:
+        return
+    if not project.memberships.filter(user=actor, role=Role.MANAGER).exists():
+        raise NotAllowed("Only the project's managers manage its releases.")
+
+
+def _snapshot(release: Release) -> dict[str, Any]:
+    return {
+        "version": release.version,
+        "state": release.state,
+        "label_basis": release.label_basis,
+        "public": release.public,
+        "summary": {
+            key: release.summary.get(key) for key in ("records", "labels", "excluded", "tasks")
+        },
+        "manifest": release.manifest.get("files", []),
+    }

@@ -1,0 +1,216 @@
+"""Release pages: the list, a new release, one release with its build progress and files, what
+changed since the previous one, and the file downloads."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_not_required
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseStopPolling
+
+from curation.access import ANY_MEMBER, MANAGERS, ProjectAccess, project_view
+from curation.errors import DomainError
+from curation.models import Project
+from releases.access import is_published, readable_release
+from releases.build import build_progress, release_check, release_file_path
+from releases.changes import LISTED, release_changes
+from releases.forms import ReleaseForm
+from releases.models import Release
+from releases.services import (
+    release_create,
+    release_delete,
+    release_options,
+    release_retry,
+    release_update,
+)
+
+
+def release_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A view of one release, open to whoever may read it (see readable_release); anonymous
+    visitors of a release that is not public are sent to log in."""
+
+    @login_not_required
+    @wraps(view)
+    def wrapper(
+        request: HttpRequest, slug: str, release_id: int, **kwargs: Any
+    ) -> HttpResponse:
+        try:
+            release = readable_release(request.user, slug, release_id)
+        except Http404:
+            if request.user.is_authenticated:
+                raise
+            return redirect_to_login(request.get_full_path())
+        return view(request, release, **kwargs)
+
+    return wrapper
+
+
+@require_GET
+@project_view(ANY_MEMBER)
+def release_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+    releases = access.project.releases.select_related("created_by")
+    if not access.is_manager:
+        releases = releases.filter(public=True, state=Release.State.BUILT)
+    context = {"project": access.project, "access": access, "releases": releases}
+    return render(request, "releases/list.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@project_view(MANAGERS)
+def release_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+    project = access.project
+    latest = project.releases.order_by("-created_at").first()
+    form = ReleaseForm(request.POST or None, initial={"license": project.license})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            release = release_create(
+                actor=request.user,
+                project=project,
+                version=data["version"],
+                notes=data["notes"],
+                license=data["license"],
+                label_basis=data["label_basis"],
+                public=data["public"],
+                options=release_options(
+                    annotator_labels=data["annotator_labels"],
+                    verdicts=data["verdicts"],
+                    pairs_by=data["pairs_by"],
+                    min_gap=data["min_gap"],
+                    min_chosen=data["min_chosen"],
+                ),
+            )
+        except DomainError as error:
+            form.add_error(None, error.message)
+        else:
+            return redirect("releases:release_detail", project.slug, release.pk)
+    context = {"project": project, "access": access, "form": form, "latest": latest}
+    return render(request, "releases/new.html", context)
+
+
+def _context(request: HttpRequest, release: Release) -> dict[str, Any]:
+    project: Project = release.project
+    is_manager = request.user.is_authenticated and (
+        request.user.is_superuser
+        or project.memberships.filter(user=request.user, role="manager").exists()
+    )
+    return {
+        "project": project,
+        "release": release,
+        "is_manager": is_manager,
+        "published": is_published(release),
+        "progress": build_progress(release),
+    }
+
+
+@require_GET
+# The same URL answers htmx's polls with the build status alone: caches must keep them apart.
+@vary_on_headers("HX-Request")
+@release_view
+def release_detail(request: HttpRequest, release: Release) -> HttpResponse:
+    context = _context(request, release)
+    if not request.htmx:
+        return render(request, "releases/detail.html", context)
+    response = render(request, "releases/detail.html#status", context)
+    if release.state in (Release.State.BUILT, Release.State.FAILED):
+        # The files replace the progress bar, and htmx stops polling.
+        return HttpResponseStopPolling(response.content)
+    return response
+
+
+@require_GET
+@release_view
+def release_changes_page(request: HttpRequest, release: Release) -> HttpResponse:
+    changes = release_changes(release)
+    context = {
+        **_context(request, release),
+        "changes": changes,
+        # Long lists are cut: the dataset card and the files say the rest.
+        "added": changes.added[:LISTED],
+        "removed": changes.removed[:LISTED],
+        "relabelled": changes.relabelled[:LISTED],
+        "more_added": max(0, len(changes.added) - LISTED),
+        "more_removed": max(0, len(changes.removed) - LISTED),
+        "more_relabelled": max(0, len(changes.relabelled) - LISTED),
+    }
+    return render(request, "releases/changes.html", context)
+
+
+@require_GET
+@release_view
+def release_file(request: HttpRequest, release: Release, name: str) -> FileResponse:
+    if release.state != Release.State.BUILT:
+        raise Http404("This release is not built yet.")
+    path = release_file_path(release, name)
+    if path is None or not path.is_file():
+        raise Http404("No such file in this release.")
+    # Streamed from disk in blocks, as an attachment: never rendered by the browser.
+    return FileResponse(open(path, "rb"), as_attachment=True, filename=name)
+
+
+def _managed_release(access: ProjectAccess, release_id: int) -> Release:
+    return get_object_or_404(access.project.releases, pk=release_id)
+
+
+@require_POST
+@project_view(MANAGERS)
+def release_check_files(
+    request: HttpRequest, access: ProjectAccess, release_id: int
+) -> HttpResponse:
+    release = _managed_release(access, release_id)
+    if release.state != Release.State.BUILT:
+        messages.error(request, "Only a built release has files to check.")
+    elif problems := release_check(release):
+        for problem in problems:
+            messages.error(request, f"Check failed: {problem}")
+    else:
+        messages.success(request, "Every file matches its size and SHA-256 in the manifest.")
+    return redirect("releases:release_detail", access.project.slug, release.pk)
+
+
+@require_POST
+@project_view(MANAGERS)
+def release_visibility(
+    request: HttpRequest, access: ProjectAccess, release_id: int
+) -> HttpResponse:
+    release = _managed_release(access, release_id)
+    public = request.POST.get("public") == "true"
+    release_update(actor=request.user, release=release, changes={"public": public})
+    messages.success(
+        request,
+        "The release is public: anyone may download it."
+        if public
+        else "The release is private: only managers may download it.",
+    )
+    return redirect("releases:release_detail", access.project.slug, release.pk)
+
+
+@require_POST
+@project_view(MANAGERS)
+def release_rebuild(request: HttpRequest, access: ProjectAccess, release_id: int) -> HttpResponse:
+    release = _managed_release(access, release_id)
+    try:
+        release_retry(actor=request.user, release=release)
+    except DomainError as error:
+        messages.error(request, error.message)
+    return redirect("releases:release_detail", access.project.slug, release.pk)
+
+
+@require_POST
+@project_view(MANAGERS)
+def release_remove(request: HttpRequest, access: ProjectAccess, release_id: int) -> HttpResponse:
+    if not request.user.is_superuser:
+        raise PermissionDenied("Only a site administrator can delete a release.")
+    release = _managed_release(access, release_id)
+    release_delete(actor=request.user, release=release)
+    messages.success(request, f"Release {release.version} and its files are deleted.")
+    return redirect("releases:release_list", access.project.slug)

@@ -1,0 +1,51 @@
+"""Helpers for the release tests: labelled records, releases built in the test's process."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+
+from curation.models import Annotation, Project, Record
+from releases.models import Release
+from releases.services import release_build, release_create
+from tests.curation.annotators import add_annotator
+from tests.factories import RecordFactory, rjudge_record
+
+
+def annotators(project: Project, count: int) -> list[AbstractBaseUser]:
+    return [add_annotator(project, f"labeller{n}") for n in range(1, count + 1)]
+
+
+def record(project: Project, number: int, **source: Any) -> Record:
+    return RecordFactory(project=project, source=rjudge_record(number, **source), searchable=False)
+
+
+def label(
+    record: Record,
+    annotator: AbstractBaseUser,
+    verdict: str,
+    *,
+    safety: int | None = None,
+    helpfulness: int | None = None,
+    risk_description: str = "",
+) -> Annotation:
+    """A submitted label, written as the annotation service stores it."""
+    return Annotation.objects.create(
+        project=record.project,
+        record=record,
+        annotator=annotator,
+        verdict=verdict,
+        safety_score=safety,
+        helpfulness_score=helpfulness,
+        risk_description=risk_description,
+    )
+
+
+def built_release(
+    project: Project, actor: AbstractBaseUser, version: str = "1.0.0", **kwargs: Any
+) -> Release:
+    release = release_create(
+        actor=actor, project=project, version=version, license="CC BY 4.0", **kwargs
+    )
+    return release_build(release.pk)
