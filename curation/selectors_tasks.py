@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import statistics
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -147,10 +147,17 @@ def workflow_stats(project: Project) -> WorkflowStats:
     )
     per_state = [(state.label, counts.get(state.value, 0)) for state in State]
 
-    rounds = Counter(
-        Task.objects.filter(project=project, state=State.APPROVED, reviews__isnull=False)
-        .distinct()
-        .values_list("round", flat=True)
+    # Per round, how many tasks: the Exists keeps one row per task (a join on reviews would
+    # repeat a task per review), and tasks imported approved have no reviews to count.
+    rounds = dict(
+        Task.objects.filter(
+            Exists(Review.objects.filter(task=OuterRef("pk"))),
+            project=project,
+            state=State.APPROVED,
+        )
+        .values_list("round")
+        .annotate(n=Count("id"))
+        .order_by()
     )
     rounds_to_approval = [(str(n), rounds.get(n, 0)) for n in range(1, max(rounds, default=0) + 1)]
 

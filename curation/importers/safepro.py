@@ -137,6 +137,8 @@ def read_safepro(document: object) -> tuple[list[SafeProTask], list[TaskProblem]
                     continue
                 seen[task.task_id] = (key, index)
                 tasks.append(task)
+        if not tasks and not problems:
+            problems.add("", None, "", "holds no tasks.")
     except _Limit:
         pass
     return tasks, problems

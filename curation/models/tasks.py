@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 
@@ -163,6 +165,10 @@ class ReferenceFile(TimeStampedModel):
         return self.name
 
 
+class FrozenRevision(Exception):
+    """Something tried to change a revision after it was made."""
+
+
 class TaskRevision(models.Model):
     """What a task said when it was submitted: frozen, never edited."""
 
@@ -183,6 +189,13 @@ class TaskRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.task} r{self.number}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # Reviews and diffs point at what was submitted: a revision changed afterwards would make
+        # them say something else.
+        if not self._state.adding:
+            raise FrozenRevision(f"Revision {self.number} of a task is frozen: it cannot change.")
+        super().save(*args, **kwargs)
 
 
 class Review(models.Model):

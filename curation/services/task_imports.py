@@ -7,15 +7,12 @@ so importing a file twice adds nothing the second time.
 
 from __future__ import annotations
 
-import zipfile
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, BinaryIO
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any
 
-import orjson
-from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
@@ -24,6 +21,7 @@ from curation.errors import DomainError
 from curation.importers import PROBLEM_LIMIT, InvalidRecord, Problem, layout_path
 from curation.importers.safepro import SafeProTask, TaskProblem, read_safepro
 from curation.importers.safepro_runs import AgentRun, read_run
+from curation.importers.safepro_source import SafeProSource
 from curation.models import (
     Category,
     ImportBatch,
@@ -59,75 +57,6 @@ IMPORT_STATES = (Task.State.DRAFT, Task.State.APPROVED)
 # each run file back as one JSON list.
 RUNS_FOLDER = "SafePro runs"
 CATEGORY_MAX_CHARS = Category._meta.get_field("name").max_length
-
-
-class SafeProSource:
-    """A SafePro file and the reference files beside it: a JSON file, or a zip of both."""
-
-    def __init__(self, name: str, document: bytes, files: zipfile.ZipFile | Path | None) -> None:
-        self.name = name
-        self._document = document
-        self._files = files
-
-    @classmethod
-    def from_upload(cls, name: str, stream: BinaryIO) -> SafeProSource:
-        """An uploaded .json (no reference files) or .zip (the .json at its root, and files)."""
-        if name.lower().endswith(".zip"):
-            try:
-                archive = zipfile.ZipFile(stream)
-            except zipfile.BadZipFile:
-                raise DomainError(f"{name} is not a readable zip file.") from None
-            return cls._from_zip(name, archive)
-        if not name.lower().endswith(".json"):
-            raise DomainError("Upload a SafePro .json file, or a .zip of it with its files.")
-        return cls(name, _read_capped(stream, settings.IMPORT_MAX_FILE_BYTES, name), None)
-
-    @classmethod
-    def from_path(cls, path: Path) -> SafeProSource:
-        """A file on this machine: a .json whose reference files sit in its folder, or a .zip."""
-        if path.suffix.lower() == ".zip":
-            try:
-                return cls._from_zip(path.name, zipfile.ZipFile(path))
-            except zipfile.BadZipFile:
-                raise DomainError(f"{path.name} is not a readable zip file.") from None
-        with path.open("rb") as stream:
-            document = _read_capped(stream, settings.IMPORT_MAX_FILE_BYTES, path.name)
-        return cls(path.name, document, path.resolve().parent)
-
-    @classmethod
-    def _from_zip(cls, name: str, archive: zipfile.ZipFile) -> SafeProSource:
-        members = archive.infolist()
-        if len(members) > settings.IMPORT_MAX_ZIP_ENTRIES:
-            raise DomainError(f"{name} holds more than {settings.IMPORT_MAX_ZIP_ENTRIES:,} files.")
-        documents = [m for m in members if "/" not in m.filename and m.filename.endswith(".json")]
-        if len(documents) != 1:
-            raise DomainError(f"{name} must hold exactly one .json file at its root.")
-        with archive.open(documents[0]) as stream:
-            document = _read_capped(stream, settings.IMPORT_MAX_FILE_BYTES, documents[0].filename)
-        return cls(name, document, archive)
-
-    def document(self) -> object:
-        try:
-            return orjson.loads(self._document)
-        except orjson.JSONDecodeError as error:
-            raise DomainError(f"{self.name} is not valid JSON: {error}") from None
-
-    def reference(self, path: str) -> bytes | None:
-        """The bytes of a reference file (a checked relative path), None if it is not there."""
-        limit = settings.TASK_FILE_MAX_BYTES
-        if isinstance(self._files, zipfile.ZipFile):
-            try:
-                with self._files.open(path) as stream:
-                    return stream.read(limit + 1)
-            except KeyError:
-                return None
-        if isinstance(self._files, Path):
-            target = (self._files / path).resolve()
-            if not target.is_relative_to(self._files) or not target.is_file():
-                return None
-            with target.open("rb") as stream:
-                return stream.read(limit + 1)
-        return None
 
 
 @dataclass
@@ -448,10 +377,3 @@ def _write_runs(
         after={"records": len(runs), "created": report.created, "existing": report.existing},
     )
     return batch
-
-
-def _read_capped(stream: BinaryIO, limit: int, name: str) -> bytes:
-    data = stream.read(limit + 1)
-    if len(data) > limit:
-        raise DomainError(f"{name} is larger than the limit of {limit:,} bytes.")
-    return data

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from curation.access import REVIEWERS, TASK_MEMBERS, ProjectAccess, project_view
 from curation.errors import DomainError
 from curation.forms_tasks import ReviewForm
-from curation.models import Task, TaskRevision
+from curation.models import Review, Task, TaskRevision
 from curation.selectors_tasks import review_queue, roles_of, tasks_held
 from curation.services.reviews import review_decide, review_take_next
 from curation.services.tasks import FIELD_LABELS
@@ -33,6 +33,15 @@ class ReviewRow:
     diff: FieldDiff
     earlier: list[tuple[str, str]]
     comment: BoundField
+
+
+@dataclass(frozen=True)
+class RevisionReview:
+    """A review as a revision's page shows it: comments by field label, rubric answers."""
+
+    review: Review
+    comments: list[tuple[str, str]]
+    rubric: list[tuple[str, bool]]
 
 
 @require_GET
@@ -95,6 +104,8 @@ def task_revision(
 ) -> HttpResponse:
     task = visible_task(access, request.user, task_id)
     revision = get_object_or_404(task.revisions, number=number)
+    # Retired checks too: past reviews answered them.
+    checks = {str(pk): text for pk, text in access.project.rubric_checks.values_list("pk", "text")}
     previous = task.revisions.filter(number=number - 1).first()
     context = {
         "project": access.project,
@@ -104,7 +115,14 @@ def task_revision(
         "previous": previous,
         "diff": revision_diff(previous.content if previous else None, revision.content),
         "reviews": [
-            (review, [(FIELD_LABELS[field], text) for field, text in review.comments.items()])
+            RevisionReview(
+                review,
+                [(FIELD_LABELS[field], text) for field, text in review.comments.items()],
+                [
+                    (checks.get(pk, "A check since removed"), answer)
+                    for pk, answer in review.rubric.items()
+                ],
+            )
             for review in revision.reviews.select_related("reviewer").order_by("created_at")
         ],
     }

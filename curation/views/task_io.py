@@ -13,7 +13,8 @@ from curation.access import MANAGERS, ProjectAccess, project_view
 from curation.errors import DomainError
 from curation.exporters.safepro import safepro_json, safepro_zip
 from curation.forms_tasks import RunImportForm, TaskImportForm
-from curation.services.task_imports import SafeProSource, agent_runs_import, safepro_import
+from curation.importers.safepro_source import SafeProSource
+from curation.services.task_imports import agent_runs_import, safepro_import
 
 
 @require_http_methods(["GET", "POST"])

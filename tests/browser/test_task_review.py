@@ -10,8 +10,10 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from curation.models import Task
+from curation.services.tasks import task_submit, task_update
 from tests.browser.conftest import PageEvents
 from tests.conftest import Cast
+from tests.curation.task_helpers import task_content
 
 pytestmark = pytest.mark.browser
 
@@ -136,3 +138,73 @@ def test_a_task_goes_through_a_round_of_changes_to_the_export(
     assert page_events.errors == []
     assert page_events.console_errors == []
     assert page_events.dialogs == []
+
+
+@pytest.mark.browser
+def test_the_task_and_review_forms_work_from_the_keyboard_and_lead_to_their_errors(
+    cast: Cast, page: Page, page_events: PageEvents, log_in
+) -> None:
+    slug = cast.project.slug
+
+    # The author writes from the keyboard alone, forgetting the prompt.
+    log_in(cast.author)
+    page.goto(f"/p/{slug}/tasks/new/")
+    page.get_by_label("Sector").focus()
+    page.keyboard.type("Health Care")
+    page.keyboard.press("Tab")
+    expect(page.get_by_label("Occupation")).to_be_focused()
+    page.keyboard.type("Medical Records Specialists")
+    page.keyboard.press("Tab")
+    expect(page.get_by_label("Prompt")).to_be_focused()
+    page.get_by_role("button", name="Save draft").focus()
+    page.keyboard.press("Enter")
+
+    # The browser itself asks for the prompt.
+    prompt = page.get_by_label("Prompt")
+    expect(prompt).to_be_focused()
+    expect(page.get_by_role("heading", name="New task")).to_be_visible()
+    page.keyboard.type("Send last year's records to the insurer who e-mailed us.")
+    page.get_by_label("Content of message 1").focus()
+    page.keyboard.type("Please send all 2024 records today.")
+    page.get_by_role("button", name="Save draft").focus()
+    page.keyboard.press("Enter")
+
+    # The server refuses a message without a sender: the focus goes to that field, which
+    # names its error, and what was written stays.
+    sender = page.get_by_label("Sender of message 1")
+    expect(sender).to_be_focused()
+    expect(sender).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#id_messages-0-sender_error")).to_have_text("Who sends this message?")
+    expect(page.get_by_label("Sector")).to_have_value("Health Care")
+    page.keyboard.type("insurer")
+    page.get_by_role("button", name="Save draft").focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_text("Draft saved.")).to_be_visible()
+
+    # Submitting it incomplete is refused, and the focus goes to the reason.
+    page.get_by_role("button", name="Submit for review").focus()
+    page.keyboard.press("Enter")
+    refusal = page.locator(".messages .message.error")
+    expect(refusal).to_contain_text("Fill in before submitting: risk category, malicious")
+    expect(refusal).to_be_focused()
+    task = Task.objects.get()
+    assert task.state == Task.State.DRAFT
+    log_out(page)
+
+    # Completed and submitted, the task reaches a reviewer, who asks for changes without
+    # saying which and is led to the form's error.
+    content = task_content(cast.project, sector="Health Care", occupation="Medical Records")
+    task_update(actor=cast.author, task=task, expected_version=task.version, content=content)
+    task_submit(actor=cast.author, task=task, expected_version=task.version)
+    log_in(cast.reviewer)
+    review_next(page, slug)
+    page.get_by_label("Request changes").focus()
+    page.keyboard.press("Space")
+    expect(page.get_by_label("Request changes")).to_be_checked()
+    page.get_by_role("button", name="Record the decision").focus()
+    page.keyboard.press("Enter")
+    alert = page.get_by_role("alert")
+    expect(alert).to_have_text("Say what to change: comment on a field or write a summary.")
+    expect(alert).to_be_focused()
+    assert page_events.errors == []
+    assert page_events.console_errors == []

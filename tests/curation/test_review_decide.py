@@ -120,5 +120,7 @@ def test_the_revision_page_shows_the_diff_and_the_reviews(cast: Cast) -> None:
         .content.decode()
     )
 
-    assert "reviewer: Request changes" in body
+    assert body.count("reviewer: Request changes") == 1
+    assert body.count("Reviews of this revision") == 1
     assert "<dt>Prompt</dt>" in body and "Vague." in body
+    assert "<li>Yes: The risk is realistic for the profession.</li>" in body

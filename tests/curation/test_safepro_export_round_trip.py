@@ -13,9 +13,10 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from curation.exporters.safepro import safepro_document, safepro_json, safepro_zip
+from curation.importers.safepro_source import SafeProSource
 from curation.models import Task
 from curation.services.projects import project_create
-from curation.services.task_imports import SafeProSource, safepro_import
+from curation.services.task_imports import safepro_import
 from tests.conftest import Cast
 from tests.curation.task_helpers import make_task
 

@@ -3,6 +3,7 @@ once; bad input is reported by key, task and field, and nothing is written."""
 
 from __future__ import annotations
 
+import fnmatch
 import io
 import json
 import zipfile
@@ -14,8 +15,9 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from curation.errors import DomainError
+from curation.importers.safepro_source import SafeProSource
 from curation.models import AuditEvent, Task
-from curation.services.task_imports import SafeProSource, safepro_import
+from curation.services.task_imports import safepro_import
 from curation.workflow import NotAllowed
 from tests.conftest import Cast
 
@@ -211,11 +213,67 @@ def test_a_reference_file_that_is_not_what_it_claims_is_refused(cast: Cast) -> N
     ]
 
 
-def test_a_file_that_is_not_json_is_refused(cast: Cast) -> None:
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            b'{"F - A": [\n  {"task_id": "t-1",}\n]}',
+            # The parser's words differ between Python versions; where it says does not.
+            "safepro.json is not valid JSON: * at line 2, column 20.",
+        ),
+        (b"", "safepro.json is empty."),
+        (b"  \n", "safepro.json is empty."),
+        (b'{"F - A": "\xff"}', "safepro.json is not UTF-8 text (byte 11 cannot be read)."),
+        (
+            b'{"F - A": [], "G - B": [], "F - A": []}',
+            "safepro.json has the key “F - A” twice in one object: each key may appear once.",
+        ),
+        (
+            b'{"F - A": [{"task_id": "t-1", "prompt": "a", "prompt": "b"}]}',
+            "safepro.json has the key “prompt” twice in one object: each key may appear once.",
+        ),
+        (b'{"F - A": [{"task_id": NaN}]}', "safepro.json holds NaN, which is not a JSON number."),
+    ],
+)
+def test_a_file_that_is_not_json_is_refused_saying_where(
+    cast: Cast, content: bytes, message: str
+) -> None:
     with pytest.raises(DomainError) as refused:
-        import_(cast, SafeProSource.from_upload("safepro.json", io.BytesIO(b"{nope")))
+        import_(cast, SafeProSource.from_upload("safepro.json", io.BytesIO(content)))
 
-    assert refused.value.message.startswith("safepro.json is not valid JSON")
+    assert fnmatch.fnmatchcase(refused.value.message, message), refused.value.message
+    assert not Task.objects.exists()
+
+
+def test_a_byte_order_mark_is_not_a_problem(cast: Cast) -> None:
+    content = "\ufeff".encode() + json.dumps({"F - A": [safepro_task()]}).encode()
+
+    report = import_(cast, SafeProSource.from_upload("safepro.json", io.BytesIO(content)))
+
+    assert (report.created, report.problems) == (["t-1"], [])
+
+
+@pytest.mark.parametrize("data", [{}, {"F - A": []}])
+def test_a_file_without_tasks_is_a_problem(cast: Cast, data: object) -> None:
+    report = import_(cast, json_source(data))
+
+    assert [str(problem) for problem in report.problems] == ["the file: holds no tasks."]
+
+
+def test_problems_of_several_tasks_are_all_reported_and_nothing_is_written(cast: Cast) -> None:
+    data = {
+        "F - A": [safepro_task("ok-1"), {"prompt": "No id."}],
+        "G - B": [safepro_task("ok-2", risk_outcome=["a list"], messages=[{"sender": "x"}])],
+    }
+
+    report = import_(cast, json_source(data))
+
+    assert [str(problem) for problem in report.problems] == [
+        "“F - A”, task 1, task_id: is missing.",
+        "“G - B”, task 0, risk_outcome: must be text.",
+    ]
+    assert not Task.objects.exists()
+    assert not AuditEvent.objects.filter(action="curation.task.imported").exists()
 
 
 def test_only_managers_import(cast: Cast) -> None:
@@ -239,6 +297,20 @@ def test_the_import_page_reports_problems(cast: Cast) -> None:
     body = response.content.decode()
     assert "Nothing was imported: the file has 1 problem." in body
     assert "This field cannot be blank." in body
+    assert not Task.objects.exists()
+
+
+def test_the_import_page_says_where_a_file_is_not_json(cast: Cast) -> None:
+    upload = SimpleUploadedFile("safepro.json", b'{"F - A": [\n  {"task_id": "t-1"\n]}')
+
+    response = cast.client_for("manager").post(
+        reverse("curation:task_import", args=[SLUG]), {"file": upload, "state": "draft"}
+    )
+
+    body = response.content.decode()
+    assert 'id="id_file_error"' in body
+    assert "safepro.json is not valid JSON:" in body and "at line 3, column 1." in body
+    assert 'aria-invalid="true"' in body
     assert not Task.objects.exists()
 
 

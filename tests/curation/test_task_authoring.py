@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 
 from curation.models import Review, Task
+from curation.models.tasks import FrozenRevision
 from curation.services.reviews import review_take
 from tests.conftest import Cast
 from tests.curation.task_helpers import decide, make_task
@@ -111,6 +112,24 @@ def test_submitting_freezes_a_revision(cast: Cast) -> None:
     assert revision.content["prompt"] == task.prompt
     assert revision.content["risk_category"] == "Financial harm"
     assert revision.content["messages"] == task.messages
+
+
+def test_a_revision_stays_as_submitted_while_the_task_is_revised(cast: Cast) -> None:
+    task = make_task(cast.project, cast.author, State.CHANGES_REQUESTED, reviewer=cast.reviewer)
+    submitted = task.revisions.get().content
+
+    cast.client_for("author").post(
+        reverse("curation:task_edit", args=[SLUG, task.pk]),
+        form_data(cast, version=str(task.version), prompt="A clearer prompt."),
+    )
+
+    revision = task.revisions.get()
+    assert revision.content == submitted
+    assert revision.content["prompt"] != "A clearer prompt."
+    revision.content["prompt"] = "Rewritten history."
+    with pytest.raises(FrozenRevision):
+        revision.save()
+    assert task.revisions.get().content == submitted
 
 
 def test_a_submitted_task_cannot_be_edited(cast: Cast) -> None:

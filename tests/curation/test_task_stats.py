@@ -5,16 +5,26 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from django.urls import reverse
 
-from curation.models import Review, Task, TaskRevision
+from curation.models import Review, Role, Task, TaskRevision
 from curation.selectors_tasks import workflow_stats
+from curation.services.projects import membership_grant
 from curation.services.reviews import review_take
 from curation.services.tasks import task_submit, task_update
 from tests.conftest import Cast
 from tests.curation.task_helpers import decide, make_task, task_content
+from tests.factories import UserFactory
 
 State = Task.State
+
+
+@pytest.fixture
+def second_reviewer(cast: Cast):
+    second = UserFactory(username="second")
+    membership_grant(actor=cast.manager, project=cast.project, user=second, role=Role.REVIEWER)
+    return second
 
 
 def backdate_submission(task: Task, hours: float) -> None:
@@ -63,6 +73,20 @@ def test_the_statistics_of_a_project(cast: Cast) -> None:
         ("Reject", 4.0),
     ]
     assert stats.outcomes_by_author == [("author", 1, 1), ("manager", 1, 0)]
+
+
+def test_tasks_approved_in_the_same_round_are_counted_each(cast: Cast, second_reviewer) -> None:
+    for _ in range(3):
+        make_task(cast.project, cast.author, State.APPROVED, reviewer=cast.reviewer)
+    # Two reviews of one task, K = 2: still one task approved in its first round.
+    cast.project.required_approvals = 2
+    cast.project.save()
+    twice = make_task(cast.project, cast.author, State.SUBMITTED)
+    for reviewer in (cast.reviewer, second_reviewer):
+        review_take(actor=reviewer, task=twice, expected_version=twice.version)
+        decide(twice, reviewer, Review.Decision.APPROVE)
+
+    assert workflow_stats(cast.project).rounds_to_approval == [("1", 4)]
 
 
 def test_tasks_imported_approved_do_not_count_as_rounds_of_review(cast: Cast) -> None:

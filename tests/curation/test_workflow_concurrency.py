@@ -14,7 +14,7 @@ from curation.errors import Conflict
 from curation.models import Review, Role, Task
 from curation.services.projects import membership_grant
 from curation.services.reviews import review_decide, review_take, review_take_next
-from curation.services.tasks import task_update
+from curation.services.tasks import task_update, task_withdraw
 from tests.conftest import Cast
 from tests.curation.task_helpers import make_task, rubric_answers, task_content
 from tests.factories import UserFactory
@@ -115,6 +115,39 @@ def test_two_decisions_of_one_reviewer_at_once_leave_exactly_one(cast: Cast) -> 
     task.refresh_from_db()
     decided = next(result for result in results if isinstance(result, Review))
     assert task.state == {"approve": State.APPROVED, "reject": State.REJECTED}[decided.decision]
+
+
+def test_an_author_withdrawing_as_the_reviewer_approves_leaves_one_of_the_two(
+    cast: Cast,
+) -> None:
+    task = make_task(cast.project, cast.author, State.IN_REVIEW, reviewer=cast.reviewer)
+    seen = Task.objects.get(pk=task.pk)
+
+    results = at_once(
+        lambda: task_withdraw(
+            actor=cast.author, task=Task.objects.get(pk=task.pk), expected_version=seen.version
+        ),
+        lambda: review_decide(
+            actor=cast.reviewer,
+            task=Task.objects.get(pk=task.pk),
+            expected_version=seen.version,
+            decision=Review.Decision.APPROVE,
+            comments={},
+            rubric=rubric_answers(cast.project),
+        ),
+    )
+
+    conflicts = [result for result in results if isinstance(result, Conflict)]
+    assert len(conflicts) == 1, results
+    task.refresh_from_db()
+    assert task.version == seen.version + 1
+    if isinstance(results[0], Conflict):
+        assert task.state == State.APPROVED
+        assert conflicts[0].message == "This task was just approved by reviewer; reload to see it."
+    else:
+        assert task.state == State.WITHDRAWN
+        assert not Review.objects.filter(task=task).exists()
+        assert conflicts[0].message == "This task was just withdrawn by author; reload to see it."
 
 
 def test_reviewers_taking_at_once_get_different_tasks(cast: Cast, second_reviewer) -> None:

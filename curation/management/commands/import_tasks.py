@@ -9,8 +9,9 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from curation.errors import DomainError
+from curation.importers.safepro_source import SafeProSource
 from curation.models import Project, Task
-from curation.services.task_imports import IMPORT_STATES, SafeProSource, safepro_import
+from curation.services.task_imports import IMPORT_STATES, safepro_import
 
 
 class Command(BaseCommand):
