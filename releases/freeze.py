@@ -7,14 +7,17 @@ are built from these copies (and from the records' source text, which imports ne
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import batched
 from statistics import fmean
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
+import orjson
+from django.db import connection
+from django.db.models import Max
 
 from curation.models import Annotation, Project, Record, SafetyLabel, Task
 from judging import metrics
@@ -51,21 +54,20 @@ class _Labels:
 
 
 def release_freeze(release: Release) -> dict[str, Any]:
-    """Write the release's records and tasks; return the summary of what went in."""
+    """Write the release's records and tasks; return the summary of what went in.
+
+    The records, their labels, verdicts and judges' scores are read as parallel streams in
+    record order and merged, so that memory stays flat whatever the size of the project.
+    """
     project = release.project
-    labels = _labels_by_record(project)
-    verdicts = _verdicts_by_record(project) if release.options.get("verdicts") else {}
-    judge_scores = _judge_scores_by_record(project)
     adjudicated = _latest_adjudications(project)
-    rows = (
-        _release_record(release, record, labels, adjudicated, verdicts, judge_scores)
-        for record in _records(project)
-    )
+    streams = _RecordStreams(release)
     included: dict[str, int] = defaultdict(int)
     excluded: dict[str, int] = defaultdict(int)
-    for chunk in batched(rows, ROWS_PER_INSERT):
-        ReleaseRecord.objects.bulk_create(chunk)
-        for row in chunk:
+    for chunk in batched(_records(project), ROWS_PER_INSERT):
+        rows = [_release_record(release, record, streams, adjudicated) for record in chunk]
+        _insert_records(rows)
+        for row in rows:
             if row.included:
                 included[row.label] += 1
             else:
@@ -93,8 +95,71 @@ def _records(project: Project) -> Iterator[tuple]:
     )
 
 
-def _labels_by_record(project: Project) -> dict[int, _Labels]:
-    """Each record's labels, with the annotators numbered annotator_1..n across the project."""
+class _ByRecord:
+    """Rows of a stream ordered by record id (their first value), taken record by record."""
+
+    def __init__(self, rows: Iterator[tuple]) -> None:
+        self.rows = rows
+        self.head = next(self.rows, None)
+
+    def take(self, record_id: int) -> list[tuple]:
+        taken = []
+        while self.head is not None and self.head[0] <= record_id:
+            if self.head[0] == record_id:
+                taken.append(self.head)
+            self.head = next(self.rows, None)
+        return taken
+
+
+class _RecordStreams:
+    """Each record's labels, verdicts and judges' scores, as the records go by in id order."""
+
+    def __init__(self, release: Release) -> None:
+        project = release.project
+        self.labels = _ByRecord(_annotation_rows(project))
+        self.verdicts = _ByRecord(
+            _verdict_rows(project) if release.options.get("verdicts") else iter(())
+        )
+        self.judge_scores = _ByRecord(_judge_score_rows(project))
+        # Annotators are numbered annotator_1..n in the order they first appear.
+        self.names: dict[int, str] = {}
+
+    def labels_of(self, record_id: int) -> _Labels:
+        mine = _Labels()
+        for _, annotator_id, verdict, description, safety, helpfulness in self.labels.take(
+            record_id
+        ):
+            name = self.names.setdefault(annotator_id, f"annotator_{len(self.names) + 1}")
+            mine.verdicts.append(verdict)
+            mine.risk_descriptions.append(description if verdict == SafetyLabel.UNSAFE else "")
+            if safety is not None:
+                mine.safety.append(safety)
+            if helpfulness is not None:
+                mine.helpfulness.append(helpfulness)
+            mine.anonymous.append(
+                {
+                    "annotator": name,
+                    "verdict": verdict,
+                    "safety_score": safety,
+                    "helpfulness_score": helpfulness,
+                }
+            )
+        return mine
+
+    def verdicts_of(self, record_id: int) -> list[dict[str, Any]]:
+        return [
+            {"run": run, "label": label, "score": score, "parse_status": status}
+            for _, run, label, score, status in self.verdicts.take(record_id)
+        ]
+
+    def judge_scores_of(self, record_id: int) -> dict[str, list[int]]:
+        scores: dict[str, list[int]] = defaultdict(list)
+        for _, scale, score in self.judge_scores.take(record_id):
+            scores[scale].append(score)
+        return scores
+
+
+def _annotation_rows(project: Project) -> Iterator[tuple]:
     rows = (
         Annotation.objects.filter(project=project)
         .order_by("record_id", "created_at", "id")
@@ -107,28 +172,7 @@ def _labels_by_record(project: Project) -> dict[int, _Labels]:
             "helpfulness_score",
         )
     )
-    numbers: dict[int, str] = {}
-    labels: dict[int, _Labels] = defaultdict(_Labels)
-    for record_id, annotator_id, verdict, description, safety, helpfulness in rows.iterator(
-        chunk_size=ROWS_PER_INSERT
-    ):
-        name = numbers.setdefault(annotator_id, f"annotator_{len(numbers) + 1}")
-        mine = labels[record_id]
-        mine.verdicts.append(verdict)
-        mine.risk_descriptions.append(description if verdict == SafetyLabel.UNSAFE else "")
-        if safety is not None:
-            mine.safety.append(safety)
-        if helpfulness is not None:
-            mine.helpfulness.append(helpfulness)
-        mine.anonymous.append(
-            {
-                "annotator": name,
-                "verdict": verdict,
-                "safety_score": safety,
-                "helpfulness_score": helpfulness,
-            }
-        )
-    return labels
+    return rows.iterator(chunk_size=ROWS_PER_INSERT)
 
 
 def _latest_adjudications(project: Project) -> dict[int, tuple[str, str]]:
@@ -147,22 +191,20 @@ def _finished_runs(project: Project) -> list[tuple[int, str]]:
     return list(runs.order_by("created_at", "id").values_list("id", "name"))
 
 
-def _verdicts_by_record(project: Project) -> dict[int, list[dict[str, Any]]]:
+def _verdict_rows(project: Project) -> Iterator[tuple]:
     runs = dict(_finished_runs(project))
-    verdicts: dict[int, list[dict[str, Any]]] = defaultdict(list)
     rows = (
         Verdict.objects.filter(run_id__in=runs)
         .order_by("record_id", "run_id")
         .values_list("record_id", "run_id", "label", "score", "parse_status")
     )
-    for record_id, run_id, label, score, status in rows.iterator(chunk_size=ROWS_PER_INSERT):
-        verdicts[record_id].append(
-            {"run": runs[run_id], "label": label, "score": score, "parse_status": status}
-        )
-    return verdicts
+    return (
+        (record_id, runs[run_id], label, score, status)
+        for record_id, run_id, label, score, status in rows.iterator(chunk_size=ROWS_PER_INSERT)
+    )
 
 
-def _judge_scores_by_record(project: Project) -> dict[int, dict[str, list[int]]]:
+def _judge_score_rows(project: Project) -> Iterator[tuple]:
     """Valid 0-3 scores of ToolEmu evaluator runs, by scale: where no person gave a score, the
     preference pairs use the judges' (for example, ToolEmu evaluations a team imported)."""
     scales = {"toolemu_safety": "safety", "toolemu_helpfulness": "helpfulness"}
@@ -172,32 +214,51 @@ def _judge_scores_by_record(project: Project) -> dict[int, dict[str, list[int]]]
         judge_snapshot__protocol__in=list(scales),
     ).values_list("id", "judge_snapshot__protocol")
     scale_of_run = {run_id: scales[protocol] for run_id, protocol in runs}
-    scores: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-    rows = Verdict.objects.filter(
-        run_id__in=scale_of_run, parse_status=Verdict.Parse.VALID, score__isnull=False
-    ).values_list("record_id", "run_id", "score")
-    for record_id, run_id, score in rows.iterator(chunk_size=ROWS_PER_INSERT):
-        scores[record_id][scale_of_run[run_id]].append(score)
-    return scores
+    rows = (
+        Verdict.objects.filter(
+            run_id__in=scale_of_run, parse_status=Verdict.Parse.VALID, score__isnull=False
+        )
+        .order_by("record_id", "run_id")
+        .values_list("record_id", "run_id", "score")
+    )
+    return (
+        (record_id, scale_of_run[run_id], score)
+        for record_id, run_id, score in rows.iterator(chunk_size=ROWS_PER_INSERT)
+    )
+
+
+class FrozenRecord(NamedTuple):
+    """A ReleaseRecord row, as plain values: cheaper to make by the hundred thousand."""
+
+    release_id: int
+    record_id: int
+    included: bool
+    label: str
+    label_source: str
+    risk_description: str
+    category: str
+    scenario: str
+    annotator_labels: list[dict[str, Any]]
+    verdicts: list[dict[str, Any]]
+    safety_score: float | None
+    helpfulness_score: float | None
 
 
 def _release_record(
     release: Release,
     record: tuple,
-    labels: dict[int, _Labels],
+    streams: _RecordStreams,
     adjudicated: dict[int, tuple[str, str]],
-    verdicts: dict[int, list[dict[str, Any]]],
-    judge_scores: dict[int, dict[str, list[int]]],
-) -> ReleaseRecord:
+) -> FrozenRecord:
     record_id, category, scenario, gold_label, gold_description = record
-    mine = labels.get(record_id, _Labels())
+    mine = streams.labels_of(record_id)
     if release.label_basis == LabelBasis.GOLD:
         label, source, description = _gold(gold_label, gold_description)
     else:
         label, source, description = _final(mine, adjudicated.get(record_id), release.project)
-    judged = judge_scores.get(record_id, {})
-    return ReleaseRecord(
-        release=release,
+    judged = streams.judge_scores_of(record_id)
+    return FrozenRecord(
+        release_id=release.pk,
         record_id=record_id,
         included=bool(label),
         label=label,
@@ -206,10 +267,29 @@ def _release_record(
         category=category,
         scenario=scenario,
         annotator_labels=mine.anonymous if release.options.get("annotator_labels") else [],
-        verdicts=verdicts.get(record_id, []),
+        verdicts=streams.verdicts_of(record_id),
         safety_score=_mean(mine.safety or judged.get("safety", [])),
         helpfulness_score=_mean(mine.helpfulness or judged.get("helpfulness", [])),
     )
+
+
+def _insert_records(rows: list[FrozenRecord]) -> None:
+    """Insert a chunk of rows: with COPY on PostgreSQL, which is several times faster than an
+    INSERT for rows this wide; with bulk_create elsewhere (the embedded SQLite)."""
+    if connection.vendor != "postgresql":
+        ReleaseRecord.objects.bulk_create(ReleaseRecord(**row._asdict()) for row in rows)
+        return
+    fields = FrozenRecord._fields
+    columns = ", ".join(ReleaseRecord._meta.get_field(name).column for name in fields)
+    statement = f"COPY {ReleaseRecord._meta.db_table} ({columns}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.copy(statement) as copy:
+        for row in rows:
+            copy.write_row(
+                row._replace(
+                    annotator_labels=orjson.dumps(row.annotator_labels).decode(),
+                    verdicts=orjson.dumps(row.verdicts).decode(),
+                )
+            )
 
 
 def _gold(gold_label: str, gold_description: str) -> tuple[str, str, str]:
@@ -229,7 +309,11 @@ def _final(
     if len(labels.verdicts) < project.overlap:
         return "", TOO_FEW_LABELS, ""
     # A strict majority of the labels, at least k of them, and not "unsure".
-    label, votes = Counter(labels.verdicts).most_common(1)[0]
+    votes_for: dict[str, int] = {}
+    for verdict in labels.verdicts:
+        votes_for[verdict] = votes_for.get(verdict, 0) + 1
+    label = max(votes_for, key=votes_for.__getitem__)
+    votes = votes_for[label]
     if label == "unsure" or votes < project.overlap or 2 * votes <= len(labels.verdicts):
         return "", NO_AGREEMENT, ""
     # The first risk description among the labels that agree with the consensus.
@@ -244,16 +328,23 @@ def _mean(scores: list[int]) -> float | None:
 
 
 def _freeze_tasks(release: Release) -> int:
-    """The approved tasks, each as the revision that was approved."""
-    approved = Task.objects.filter(project=release.project, state=Task.State.APPROVED)
-    rows = []
-    for task in approved.order_by("id").prefetch_related("revisions"):
-        revisions = sorted(task.revisions.all(), key=lambda revision: revision.number)
-        if revisions:
-            rows.append(ReleaseTask(release=release, task=task, revision=revisions[-1]))
+    """The approved tasks, each as its latest revision: the one that was approved."""
+    approved = (
+        Task.objects.filter(project=release.project, state=Task.State.APPROVED)
+        .annotate(latest=Max("revisions__id"))
+        .filter(latest__isnull=False)
+        .order_by("id")
+        .values_list("id", "latest")
+    )
+    rows = (
+        ReleaseTask(release_id=release.pk, task_id=task_id, revision_id=revision_id)
+        for task_id, revision_id in approved.iterator(chunk_size=ROWS_PER_INSERT)
+    )
+    count = 0
     for chunk in batched(rows, ROWS_PER_INSERT):
         ReleaseTask.objects.bulk_create(chunk)
-    return len(rows)
+        count += len(chunk)
+    return count
 
 
 def _counts_by_category(release: Release) -> list[dict[str, Any]]:

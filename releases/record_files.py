@@ -1,15 +1,15 @@
 """The record files of a release, written in one pass over its frozen records.
 
 Records are read in chunks in one fixed order (their place in the R-Judge layout, then id), and
-each is handed to every file at once: the R-Judge zip, JSONL, Parquet and CSV. Memory stays flat
-whatever the size of the release, and the same frozen content always gives the same bytes.
+each is handed to every file at once: the R-Judge zip, JSONL, Parquet (from the JSONL lines)
+and CSV. Memory stays flat whatever the size of the release, and the same frozen content
+always gives the same bytes.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import re
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,7 +17,10 @@ from typing import Any
 
 import orjson
 import pyarrow as pa
+import pyarrow.json as pj
 import pyarrow.parquet as pq
+from django.db.models import TextField
+from django.db.models.functions import Cast
 
 from curation.importers.layout import path_part
 from curation.importers.records import turns_of
@@ -30,9 +33,11 @@ RECORDS_PARQUET = "records.parquet"
 LABELS_CSV = "labels.csv"
 
 CHUNK = 2000
-PARQUET_ROWS_PER_GROUP = 10_000
+PARQUET_BUFFER_BYTES = 8 * 1024 * 1024
+PARQUET_BLOCK_BYTES = 1024 * 1024
 # Zip entries carry no time of their own: the same content gives the same archive.
 ZIP_TIMESTAMP = (1980, 1, 1, 0, 0, 0)
+ZIP_LEVEL = 1
 
 # R-Judge writes label 1 for unsafe, 0 for safe.
 RJUDGE_LABELS = {"safe": 0, "unsafe": 1}
@@ -104,14 +109,19 @@ def included_records(release: Release) -> Iterator[dict[str, Any]]:
     rows = (
         release.records.filter(included=True)
         .order_by("record__source_path", "record__source_position", "record_id")
+        # JSON read as text and parsed by orjson: several times faster than Django's decoding.
+        .annotate(
+            annotator_labels_json=Cast("annotator_labels", TextField()),
+            verdicts_json=Cast("verdicts", TextField()),
+        )
         .values(
             "label",
             "label_source",
             "risk_description",
             "category",
             "scenario",
-            "annotator_labels",
-            "verdicts",
+            "annotator_labels_json",
+            "verdicts_json",
             "safety_score",
             "helpfulness_score",
             "record__external_id",
@@ -150,9 +160,9 @@ def record_row(release: Release, row: dict[str, Any]) -> dict[str, Any]:
         "helpfulness_score": row["helpfulness_score"],
     }
     if release.options.get("annotator_labels"):
-        printed["annotator_labels"] = row["annotator_labels"]
+        printed["annotator_labels"] = orjson.loads(row["annotator_labels_json"])
     if release.options.get("verdicts"):
-        printed["verdicts"] = row["verdicts"]
+        printed["verdicts"] = orjson.loads(row["verdicts_json"])
     return printed
 
 
@@ -180,9 +190,10 @@ def write_record_files(
         for row in included_records(release):
             rjudge.add(row)
             printed = record_row(release, row)
-            jsonl.write(orjson.dumps(printed) + b"\n")
-            parquet.add(printed)
-            table.writerow(_csv_row(printed, row["annotator_labels"]))
+            line = orjson.dumps(printed) + b"\n"
+            jsonl.write(line)
+            parquet.add(line)
+            table.writerow(_csv_row(printed))
             written += 1
             if written % CHUNK == 0:
                 on_progress(written)
@@ -193,9 +204,11 @@ def write_record_files(
     return names
 
 
-def _csv_row(printed: dict[str, Any], annotator_labels: list[dict[str, Any]]) -> list[Any]:
+def _csv_row(printed: dict[str, Any]) -> list[Any]:
     # Labels as "annotator_1=unsafe;annotator_2=safe" when the release carries them.
-    labels = ";".join(f"{label['annotator']}={label['verdict']}" for label in annotator_labels)
+    labels = ";".join(
+        f"{label['annotator']}={label['verdict']}" for label in printed.get("annotator_labels", [])
+    )
     values = [printed[column] for column in CSV_COLUMNS[:-1]]
     return ["" if value is None else value for value in values] + [labels]
 
@@ -203,14 +216,19 @@ def _csv_row(printed: dict[str, Any], annotator_labels: list[dict[str, Any]]) ->
 class RJudgeZip:
     """The R-Judge layout, `data/<Category>/<scenario>.json`, streamed into a zip.
 
-    Records arrive grouped by their source file. Each file is written as R-Judge writes it
-    (`json.dumps(records, indent=4, ensure_ascii=True)`), one record at a time. Records of other
-    formats (agent runs of tasks) have no place in this layout and are left to the other files.
+    Records arrive grouped by their source file, and each file is written as a JSON list, one
+    record a line: JSON-equal to R-Judge's files (same records, fields in the same order), not
+    indented as R-Judge indents them, which would cost more than all the other formats together.
+    Records of other formats (agent runs of tasks) have no place in this layout and are left to
+    the other files.
     """
 
     def __init__(self, path: Path, *, gold: bool) -> None:
-        self.archive = zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED)
-        # Releasing the gold labels prints each record exactly as its source file has it.
+        # The lightest compression: on these files four times faster than the default level, for
+        # a file a fifth larger.
+        self.archive = zipfile.ZipFile(
+            path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=ZIP_LEVEL
+        )
         self.gold = gold
         self.entry: io.TextIOWrapper | None = None
         self.path = ""
@@ -232,20 +250,25 @@ class RJudgeZip:
         )
         if path != self.path:
             self._open_entry(path)
-        record = orjson.loads(row["record__raw"])
-        if not self.gold:
+        if self.gold:
+            # Releasing the gold labels prints each record as its source has it.
+            text = row["record__raw"]
+        else:
+            record = orjson.loads(row["record__raw"])
             record["label"] = RJUDGE_LABELS[row["label"]]
             record["risk_description"] = row["risk_description"]
-        self.entry.write("\n    " if self.first else ",\n    ")
-        self.entry.write(rjudge_json(record).replace("\n", "\n    "))
+            text = orjson.dumps(record).decode()
+        self.entry.write("\n" if self.first else ",\n")
+        self.entry.write(text)
         self.first = False
 
     def _open_entry(self, path: str) -> None:
         self._close_entry()
         info = zipfile.ZipInfo(path, date_time=ZIP_TIMESTAMP)
         info.compress_type = zipfile.ZIP_DEFLATED
+        info.compress_level = ZIP_LEVEL
         info.external_attr = 0o644 << 16
-        self.entry = io.TextIOWrapper(self.archive.open(info, "w"), encoding="ascii", newline="")
+        self.entry = io.TextIOWrapper(self.archive.open(info, "w"), encoding="utf-8", newline="")
         self.entry.write("[")
         self.path, self.first = path, True
         self.files += 1
@@ -257,47 +280,41 @@ class RJudgeZip:
             self.entry = None
 
 
-_INDENT = re.compile(r"(?m)^( +)")
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
-
-
-def rjudge_json(value: Any) -> str:
-    """`json.dumps(value, indent=4, ensure_ascii=True)`, at the speed of orjson: orjson's
-    two-space indent doubled, and characters beyond ASCII escaped as JSON escapes them."""
-    text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-    text = _INDENT.sub(lambda match: match.group(1) * 2, text)
-    return _NON_ASCII.sub(_escape, text)
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    code -= 0x10000
-    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
-
-
 class ParquetSink:
-    """Rows gathered into row groups of a fixed size and written as they fill."""
+    """JSONL lines turned into Parquet by Arrow's own JSON reader, a few megabytes at a time:
+    in C++ (several times faster than building the rows in Python) and in bounded memory
+    (Arrow's streaming JSON reader reads ahead without bound)."""
 
     def __init__(self, path: Path, schema: pa.Schema) -> None:
         self.schema = schema
         self.writer = pq.ParquetWriter(path, schema, compression="zstd")
-        self.rows: list[dict[str, Any]] = []
+        self.parse_options = pj.ParseOptions(
+            explicit_schema=schema, unexpected_field_behavior="error"
+        )
+        self.lines: list[bytes] = []
+        self.size = self.longest = 0
 
     def __enter__(self) -> ParquetSink:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self._flush()
-        self.writer.close()
+        if self.writer.is_open:
+            self.writer.close()
 
-    def add(self, row: dict[str, Any]) -> None:
-        self.rows.append(row)
-        if len(self.rows) >= PARQUET_ROWS_PER_GROUP:
+    def add(self, line: bytes) -> None:
+        self.lines.append(line)
+        self.size += len(line)
+        self.longest = max(self.longest, len(line))
+        if self.size >= PARQUET_BUFFER_BYTES:
             self._flush()
 
     def _flush(self) -> None:
-        if self.rows:
-            self.writer.write_table(pa.Table.from_pylist(self.rows, schema=self.schema))
-            self.rows = []
+        if not self.lines:
+            return
+        # Blocks parsed in parallel; each must hold the longest line whole.
+        options = pj.ReadOptions(block_size=max(PARQUET_BLOCK_BYTES, self.longest + 1))
+        buffer = io.BytesIO(b"".join(self.lines))
+        table = pj.read_json(buffer, read_options=options, parse_options=self.parse_options)
+        self.writer.write_table(table)
+        self.lines, self.size, self.longest = [], 0, 0

@@ -40,9 +40,7 @@ def release_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespons
 
     @login_not_required
     @wraps(view)
-    def wrapper(
-        request: HttpRequest, slug: str, release_id: int, **kwargs: Any
-    ) -> HttpResponse:
+    def wrapper(request: HttpRequest, slug: str, release_id: int, **kwargs: Any) -> HttpResponse:
         try:
             release = readable_release(request.user, slug, release_id)
         except Http404:
