@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,9 +81,16 @@ def build_files(release: Release) -> dict[str, Any]:
     """Write every file of the release; return its manifest. Building the same frozen release
     again gives the same bytes."""
     final = release_folder(release)
-    partial = final.with_name(final.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
+    # A folder of this build's own: a job delivered twice may build twice at once, harmlessly.
+    partial = final.with_name(f"{final.name}.partial-{uuid.uuid4().hex}")
     partial.mkdir(parents=True)
+    try:
+        return _build_into(release, partial, final)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+def _build_into(release: Release, partial: Path, final: Path) -> dict[str, Any]:
     _report(release, "Records")
     names = write_record_files(release, partial, lambda n: _report(release, "Records", n))
     _report(release, "Tasks and preference pairs", release.summary.get("records", 0))

@@ -145,10 +145,11 @@ def release_build(release_id: int) -> Release:
 
 
 def release_retry(*, actor: AbstractBaseUser, release: Release) -> Release:
-    """Build a release again whose build failed; its frozen content is unchanged."""
+    """Build again a release whose build failed or whose worker went away; its frozen content
+    is unchanged, and a second build of it gives the same files."""
     _check_manager(actor, release.project)
-    if release.state != Release.State.FAILED:
-        raise Conflict("Only a release whose build failed can be built again.")
+    if release.state == Release.State.BUILT:
+        raise Conflict("This release is built already; its files never change.")
     with transaction.atomic():
         release.state = Release.State.PENDING
         release.error = ""

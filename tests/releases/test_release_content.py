@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from curation.errors import Conflict
 from judging.models import Adjudication
 from releases.build import release_folder
 from releases.models import Release
-from releases.services import release_build
+from releases.services import release_build, release_create, release_retry
 from tests.conftest import Cast
 from tests.releases.helpers import annotators, built_release, label, record
 
@@ -169,3 +170,33 @@ def test_annotator_labels_are_anonymised_and_verdicts_optional(cast: Cast) -> No
         csv_lines[1]
         == "1,Application,mail,unintended,safe,consensus,,2.5,2.0,annotator_1=safe;annotator_2=safe"
     )
+
+
+def test_a_failed_build_says_so_and_can_be_built_again(
+    cast: Cast, settings, tmp_path: Path
+) -> None:
+    project = cast.project
+    project.overlap = 1
+    project.save()
+    (ann,) = annotators(project, 1)
+    label(record(project, 1), ann, "safe")
+    # Storage that cannot hold folders: the build fails, and nothing is published.
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")
+    settings.MEDIA_ROOT = blocked
+    release = release_create(actor=cast.manager, project=project, version="1.0.0", license="MIT")
+
+    with pytest.raises(OSError):
+        release_build(release.pk)
+
+    release.refresh_from_db()
+    assert release.state == Release.State.FAILED
+    assert release.error == "The build failed: NotADirectoryError. Nothing was published."
+    assert release.manifest == {}
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    release_retry(actor=cast.manager, release=release)
+    release = release_build(release.pk)
+    assert release.state == Release.State.BUILT
+    with pytest.raises(Conflict):
+        release_retry(actor=cast.manager, release=release)
