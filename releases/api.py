@@ -27,7 +27,7 @@ from releases.access import readable_release
 from releases.build import release_file_path
 from releases.models import Release
 from releases.serializers import ReleaseCreateSerializer, ReleaseSerializer
-from releases.services import release_create, release_delete, release_options, release_update
+from releases.services import release_create_as_chosen, release_delete, release_update
 
 
 @extend_schema(tags=["releases"])
@@ -58,22 +58,8 @@ class ReleaseList(ProjectScoped, generics.ListAPIView):
             raise NotAllowed("Only the project's managers create releases.")
         serializer = ReleaseCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        release = release_create(
-            actor=request.user,
-            project=self.access.project,
-            version=data["version"],
-            notes=data["notes"],
-            license=data["license"],
-            label_basis=data["label_basis"],
-            public=data["public"],
-            options=release_options(
-                annotator_labels=data["annotator_labels"],
-                verdicts=data["verdicts"],
-                pairs_by=data["pairs_by"],
-                min_gap=data["min_gap"],
-                min_chosen=data["min_chosen"],
-            ),
+        release = release_create_as_chosen(
+            actor=request.user, project=self.access.project, choices=serializer.validated_data
         )
         location = reverse("releases_api:release_detail", args=[slug, release.pk])
         return Response(

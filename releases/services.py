@@ -112,6 +112,29 @@ def release_create(
     return release
 
 
+def release_create_as_chosen(
+    *, actor: AbstractBaseUser, project: Project, choices: dict[str, Any]
+) -> Release:
+    """release_create with what a manager chose on the page or in the API, which name their
+    fields alike: the release's own fields, and its options flat beside them."""
+    return release_create(
+        actor=actor,
+        project=project,
+        version=choices["version"],
+        notes=choices["notes"],
+        license=choices["license"],
+        label_basis=choices["label_basis"],
+        public=choices["public"],
+        options=release_options(
+            annotator_labels=choices["annotator_labels"],
+            verdicts=choices["verdicts"],
+            pairs_by=choices["pairs_by"],
+            min_gap=choices["min_gap"],
+            min_chosen=choices["min_chosen"],
+        ),
+    )
+
+
 def _enqueue_build(release_id: int) -> None:
     from releases.tasks import build_release
 

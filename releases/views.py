@@ -26,9 +26,8 @@ from releases.changes import LISTED, release_changes
 from releases.forms import ReleaseForm
 from releases.models import Release
 from releases.services import (
-    release_create,
+    release_create_as_chosen,
     release_delete,
-    release_options,
     release_retry,
     release_update,
 )
@@ -69,23 +68,9 @@ def release_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
     latest = project.releases.order_by("-created_at").first()
     form = ReleaseForm(request.POST or None, initial={"license": project.license})
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
         try:
-            release = release_create(
-                actor=request.user,
-                project=project,
-                version=data["version"],
-                notes=data["notes"],
-                license=data["license"],
-                label_basis=data["label_basis"],
-                public=data["public"],
-                options=release_options(
-                    annotator_labels=data["annotator_labels"],
-                    verdicts=data["verdicts"],
-                    pairs_by=data["pairs_by"],
-                    min_gap=data["min_gap"],
-                    min_chosen=data["min_chosen"],
-                ),
+            release = release_create_as_chosen(
+                actor=request.user, project=project, choices=form.cleaned_data
             )
         except DomainError as error:
             form.add_error(None, error.message)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,3 +77,17 @@ def rjudge_dir() -> Path:
 def fast_password_hashing(settings) -> None:
     # Password hashing is deliberately slow; tests create many users and need no protection.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def celery_worker(transactional_db: None) -> Iterator[None]:
+    """A real worker, in a thread of this process, taking tasks from the Redis broker."""
+    # Imported here: the Celery app is not needed by the tests that take no worker.
+    from celery.contrib.testing.worker import start_worker
+
+    from config.celery import app
+
+    # Tasks left in the queue by an interrupted run would name rows that do not exist.
+    app.control.purge()
+    with start_worker(app, perform_ping_check=False, loglevel="WARNING"):
+        yield

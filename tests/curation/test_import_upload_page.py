@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from celery.contrib.testing.worker import start_worker
 from django.test import Client
 from django.urls import reverse
 
-from config.celery import app
 from curation.models import ImportBatch
 from curation.progress import progress_publish
 from curation.services.imports import import_path
@@ -24,15 +21,6 @@ from tests.factories import rjudge_record
 def media_root(settings, tmp_path: Path) -> None:
     # Uploads are stored: keep them out of the development media folder.
     settings.MEDIA_ROOT = tmp_path / "media"
-
-
-@pytest.fixture
-def celery_worker(transactional_db: None) -> Iterator[None]:
-    """A real worker, in a thread of this process, taking tasks from the Redis broker."""
-    # Tasks left in the queue by an interrupted run would name batches that do not exist.
-    app.control.purge()
-    with start_worker(app, perform_ping_check=False, loglevel="WARNING"):
-        yield
 
 
 def imports_url(cast: Cast) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
@@ -14,11 +12,6 @@ from tests.conftest import Cast
 from tests.releases.helpers import annotators, built_release, label, record
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def media_root(settings, tmp_path: Path) -> None:
-    settings.MEDIA_ROOT = tmp_path / "media"
 
 
 def api(user=None) -> APIClient:

@@ -19,11 +19,6 @@ from tests.releases.helpers import annotators, built_release, label, record
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def media_root(settings, tmp_path: Path) -> None:
-    settings.MEDIA_ROOT = tmp_path / "media"
-
-
 def jsonl(release: Release, name: str) -> list[dict]:
     return [json.loads(line) for line in (release_folder(release) / name).read_text().splitlines()]
 

@@ -15,11 +15,6 @@ from tests.releases.helpers import annotators, built_release, label, record
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def media_root(settings, tmp_path: Path) -> None:
-    settings.MEDIA_ROOT = tmp_path / "media"
-
-
 @pytest.fixture
 def release(cast: Cast):
     cast.project.overlap = 1

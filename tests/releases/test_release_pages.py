@@ -4,32 +4,15 @@ a release never changes, and only a site administrator deletes one."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from celery.contrib.testing.worker import start_worker
 from django.urls import reverse
 
-from config.celery import app
 from curation.models import AuditEvent
 from releases.build import release_folder
 from releases.models import Release
 from tests.conftest import Cast
 from tests.releases.helpers import annotators, built_release, label, record
-
-
-@pytest.fixture(autouse=True)
-def media_root(settings, tmp_path: Path) -> None:
-    settings.MEDIA_ROOT = tmp_path / "media"
-
-
-@pytest.fixture
-def celery_worker(transactional_db: None) -> Iterator[None]:
-    """A real worker, in a thread of this process, taking tasks from the Redis broker."""
-    app.control.purge()
-    with start_worker(app, perform_ping_check=False, loglevel="WARNING"):
-        yield
 
 
 def labelled(cast: Cast, count: int = 3) -> None:

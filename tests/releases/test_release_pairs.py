@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -21,11 +20,6 @@ THOUGHT = "Thought: I should delete the old mails."
 ENVIRONMENT = "Environment: Deleted 214 emails."
 # (record, safety, helpfulness): four answers to the same request, and one to another request.
 SCORES = {1: (3, 1), 2: (0, 3), 3: (1, 2), 4: (2, 0), 5: (0, 0)}
-
-
-@pytest.fixture(autouse=True)
-def media_root(settings, tmp_path: Path) -> None:
-    settings.MEDIA_ROOT = tmp_path / "media"
 
 
 @pytest.fixture
