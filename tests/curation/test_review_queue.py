@@ -184,6 +184,11 @@ def test_the_queue_page_lists_what_waits_and_what_i_hold(cast: Cast, second_revi
     assert reverse("curation:task_review", args=["agent-safety", held.pk]) in body
     assert reverse("curation:task_take", args=["agent-safety", waiting.pk]) in body
     assert "Waiting &lt;b&gt;here&lt;/b&gt;" in body
+    # Each row's button says, to a screen reader, which task it takes.
+    assert (
+        f'Take<span class="visually-hidden"> Finance and Insurance - Personal Financial Advisors: '
+        f"{waiting.external_id}</span></button>" in body
+    )
 
 
 def test_the_take_button_leads_to_the_review_page(cast: Cast) -> None:
