@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from curation.models import SafetyLabel, TimeStampedModel
+
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
 
 
 class Protocol(models.TextChoices):
@@ -204,6 +209,21 @@ class Verdict(models.Model):
         return f"{self.label or self.score or self.parse_status} on {self.record_id}"
 
 
+class PlainJSONField(models.JSONField):
+    """JSON kept on PostgreSQL as `json`, its text checked and stored as written, rather than
+    `jsonb`, which is parsed into a tree on every write (a large share of writing many rows)
+    to serve queries into the JSON that nothing here makes."""
+
+    def db_type(self, connection: BaseDatabaseWrapper) -> str | None:
+        return "json" if connection.vendor == "postgresql" else super().db_type(connection)
+
+    def from_db_value(self, value: Any, expression: Any, connection: BaseDatabaseWrapper) -> Any:
+        # The driver decodes `json` itself (Django has it hand `jsonb` over as text).
+        if isinstance(value, str):
+            return super().from_db_value(value, expression, connection)
+        return value
+
+
 class Disagreement(TimeStampedModel):
     """Labels of one record that disagree, found when a label or a verdict arrives."""
 
@@ -218,15 +238,28 @@ class Disagreement(TimeStampedModel):
         OPEN = "open", "Open"
         RESOLVED = "resolved", "Resolved"
 
+    # Disagreements are derived from labels and verdicts, and detection over a large project
+    # writes a hundred thousand rows at once. Their keys are not database constraints, which
+    # PostgreSQL would check row by row, locking each record (half the cost of writing
+    # them); Django still deletes a record's or a project's disagreements with it, and
+    # detection writes only records of the project it was given.
     project = models.ForeignKey(
-        "curation.Project", on_delete=models.CASCADE, related_name="disagreements"
+        "curation.Project",
+        on_delete=models.CASCADE,
+        related_name="disagreements",
+        db_constraint=False,
     )
+    # No index of its own: the unique (record, kind) constraint serves lookups by record.
     record = models.ForeignKey(
-        "curation.Record", on_delete=models.CASCADE, related_name="disagreements"
+        "curation.Record",
+        on_delete=models.CASCADE,
+        related_name="disagreements",
+        db_constraint=False,
+        db_index=False,
     )
     kind = models.CharField(max_length=20, choices=Kind.choices)
     # Who said what: [{"source": "annotator" | "judge" | "gold", "name": ..., "label": ...}]
-    labels = models.JSONField(default=list)
+    labels = PlainJSONField(default=list)
     # How contested: the number of distinct labels and sources involved, for the queue's order.
     weight = models.PositiveIntegerField(default=0)
     state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)

@@ -9,10 +9,11 @@ annotators or judges, two or more apart).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import orjson
@@ -32,6 +33,8 @@ State = Disagreement.State
 # The first key of the per-project advisory lock detection and adjudication take (the second
 # is the project's id).
 DETECTION_LOCK = 7201
+# Entry keys: an annotator's or a run's id times this, plus the label's code (0 to 2).
+_KEY = 4
 # Records per transaction: large enough that a whole project takes few queries, small enough
 # that the rows in memory stay modest.
 CHUNK = 100_000
@@ -96,8 +99,9 @@ def _detect(project_id: int, record_ids: list[int]) -> None:
                 new.append(Change(record, kind, labels, weight, State.OPEN, None))
                 continue
             pk, state, stored = before.pop(record)
-            # Unchanged opinions: still open, or still settled by a reviewer.
-            if orjson.loads(stored) != orjson.loads(labels):
+            # Unchanged opinions: still open, or still settled by a reviewer. The column keeps
+            # the text as detection wrote it, so equal texts spare parsing both.
+            if stored != labels and orjson.loads(stored) != orjson.loads(labels):
                 changed.append((pk, Change(record, kind, labels, weight, State.OPEN, None)))
         for record, (pk, state, _) in before.items():
             if state == State.OPEN:
@@ -155,7 +159,7 @@ def _copy(
         cursor.execute("DROP TABLE IF EXISTS pg_temp.disagreement_change")
         cursor.execute(
             "CREATE TEMPORARY TABLE disagreement_change (id bigint, record_id bigint,"
-            " kind varchar(20), labels jsonb, weight integer, state varchar(10),"
+            " kind varchar(20), labels json, weight integer, state varchar(10),"
             " resolved_at timestamptz) ON COMMIT DROP"
         )
         with cursor.copy(f"COPY disagreement_change (id, {columns}) FROM STDIN") as copy:
@@ -199,11 +203,14 @@ class Opinions:
     verdict_item: np.ndarray
     verdict_bounds: list[int]
     verdict_scale: np.ndarray
-    # Entries: each annotation's verdict; each verdict's valid label ("" for none); each
-    # record's gold label ("" for none); the scores of the annotations and verdicts that have.
-    annotator_entries: list[str]
-    judge_entries: list[str]
+    # Per record, the entries of its annotators' verdicts and of its judges' valid labels, each
+    # joined with commas, and how many there are; its gold label's entry ("" for none).
+    people: list[str]
+    people_count: list[int]
+    judges: list[str]
+    judge_count: list[int]
     gold_entries: list[str]
+    # The entries of the scores of the annotations and verdicts that have any, by row.
     label_score_entries: dict[int, list[str]]
     verdict_score_entries: dict[int, str]
 
@@ -231,44 +238,49 @@ class Opinions:
         run_ids = verdicts.run.tolist()
         scale = np.array([runs[r][1] for r in run_ids], dtype=np.int64)
         every = np.arange(len(records) + 1)
+        label_bounds = np.searchsorted(label_item, every)
+        valid = verdicts.label <= metrics.UNSAFE
+        judge_bounds = np.searchsorted(verdict_item[valid], every)
+        people = _entries(
+            labels.annotator * _KEY + labels.verdict,
+            lambda key: _entry(
+                source="annotator",
+                name=usernames[key // _KEY],
+                label=selectors.CODE_LABELS[key % _KEY],
+            ),
+        )
+        judges = _entries(
+            verdicts.run[valid] * _KEY + verdicts.label[valid],
+            lambda key: _entry(
+                source="judge",
+                name=runs[key // _KEY][0],
+                run=key // _KEY,
+                label=selectors.CODE_LABELS[key % _KEY],
+            ),
+        )
         return cls(
             records=records,
             index={record: i for i, record in enumerate(records)},
             gold=records_gold[:, 1],
             label_rows=labels,
             label_item=label_item,
-            label_bounds=np.searchsorted(label_item, every).tolist(),
+            label_bounds=label_bounds.tolist(),
             verdict_rows=verdicts,
             verdict_item=verdict_item,
             verdict_bounds=np.searchsorted(verdict_item, every).tolist(),
             verdict_scale=scale,
-            annotator_entries=_entries(
-                zip(labels.annotator.tolist(), labels.verdict.tolist(), strict=True),
-                lambda key: _entry(
-                    source="annotator", name=usernames[key[0]], label=selectors.CODE_LABELS[key[1]]
-                ),
-            ),
-            judge_entries=_entries(
-                zip(run_ids, verdicts.label.tolist(), strict=True),
-                lambda key: (
-                    _entry(
-                        source="judge",
-                        name=runs[key[0]][0],
-                        run=key[0],
-                        label=selectors.CODE_LABELS[key[1]],
-                    )
-                    if key[1] <= metrics.UNSAFE
-                    else ""
-                ),
-            ),
+            people=_joined(people, label_bounds),
+            people_count=np.diff(label_bounds).tolist(),
+            judges=_joined(judges, judge_bounds),
+            judge_count=np.diff(judge_bounds).tolist(),
             gold_entries=_entries(
-                records_gold[:, 1].tolist(),
+                records_gold[:, 1],
                 lambda code: (
                     _entry(source="gold", name="gold label", label=selectors.CODE_LABELS[code])
                     if code != metrics.MISSING
                     else ""
                 ),
-            ),
+            ).tolist(),
             label_score_entries=_label_score_entries(labels, usernames),
             verdict_score_entries={
                 row: _entry(
@@ -320,39 +332,46 @@ class Opinions:
     def labels(self, kind: str, index: int) -> tuple[str, int]:
         """Who said what on record `index` for a disagreement of `kind`: the JSON list of
         entries, and how many there are."""
-        annotations = range(self.label_bounds[index], self.label_bounds[index + 1])
-        verdicts = range(self.verdict_bounds[index], self.verdict_bounds[index + 1])
-        people = self.annotator_entries[annotations.start : annotations.stop]
-        judges = [e for e in self.judge_entries[verdicts.start : verdicts.stop] if e]
         if kind == Kind.ANNOTATORS_SPLIT:
-            entries = people
-        elif kind == Kind.JUDGE_VS_HUMANS:
-            entries = people + judges
-        elif kind == Kind.JUDGE_VS_JUDGE:
-            entries = judges
+            return f"[{self.people[index]}]", self.people_count[index]
+        if kind == Kind.JUDGE_VS_JUDGE:
+            return f"[{self.judges[index]}]", self.judge_count[index]
+        if kind == Kind.JUDGE_VS_HUMANS:
+            parts = (self.people[index], self.judges[index])
+            count = self.people_count[index] + self.judge_count[index]
         elif kind == Kind.HUMANS_VS_GOLD:
-            entries = people + [e for e in (self.gold_entries[index],) if e]
+            parts = (self.people[index], self.gold_entries[index])
+            count = self.people_count[index] + bool(self.gold_entries[index])
         else:
+            annotations = range(self.label_bounds[index], self.label_bounds[index + 1])
+            verdicts = range(self.verdict_bounds[index], self.verdict_bounds[index + 1])
             entries = [e for row in annotations for e in self.label_score_entries.get(row, ())]
             entries += [
                 self.verdict_score_entries[row]
                 for row in verdicts
                 if row in self.verdict_score_entries
             ]
-        return "[" + ",".join(entries) + "]", len(entries)
+            return "[" + ",".join(entries) + "]", len(entries)
+        return "[" + ",".join(part for part in parts if part) + "]", count
 
 
 def _entry(**fields: object) -> str:
     return orjson.dumps(fields).decode()
 
 
-def _entries(keys: Iterable[Hashable], render: Callable[[Any], str]) -> list[str]:
-    """render(key) for each key, rendered once per distinct key: few people and runs give
-    many labels."""
-    rendered: dict[Hashable, str] = {}
-    return [
-        rendered[key] if key in rendered else rendered.setdefault(key, render(key)) for key in keys
-    ]
+def _entries(keys: np.ndarray, render: Callable[[int], str]) -> np.ndarray:
+    """render(key) for each of the integer `keys`, rendered once per distinct key: few people
+    and runs give many labels."""
+    distinct, inverse = np.unique(keys, return_inverse=True)
+    rendered = np.empty(len(distinct), dtype=object)
+    rendered[:] = [render(key) for key in distinct.tolist()]
+    return rendered[inverse.reshape(-1)]
+
+
+def _joined(entries: np.ndarray, bounds: np.ndarray) -> list[str]:
+    """Per record, its entries (entries[bounds[i]:bounds[i + 1]]) joined with commas."""
+    items, ends = entries.tolist(), bounds.tolist()
+    return [",".join(items[start:end]) for start, end in itertools.pairwise(ends)]
 
 
 def _label_score_entries(

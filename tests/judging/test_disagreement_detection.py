@@ -243,3 +243,17 @@ def test_names_with_quotes_backslashes_and_tabs_are_kept_as_written(cast: Cast) 
     labels = detect(cast, record)[record.pk, Kind.JUDGE_VS_JUDGE].labels
 
     assert labels[0]["name"] == odd
+
+
+def test_a_deleted_record_takes_its_disagreements_along(cast: Cast, people) -> None:
+    # Their keys are not database constraints (detection writes too many rows to have each
+    # checked): Django's cascade is what removes them.
+    gone, kept = unsafe_record(cast, 1), unsafe_record(cast, 2)
+    for record in (gone, kept):
+        annotate(record, people[0], "unsafe")
+        annotate(record, people[1], "safe")
+    detect(cast, gone, kept)
+
+    gone.delete()
+
+    assert list(Disagreement.objects.values_list("record_id", flat=True)) == [kept.pk]
