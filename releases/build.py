@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from releases.card import dataset_card
 from releases.models import Release
-from releases.pairs import DPO_JSONL, write_pairs
+from releases.pairs import DPO_JSONL, PairTexts, write_pairs
 from releases.record_files import write_record_files
 from releases.safepro_file import SAFEPRO_JSON, write_safepro
 
@@ -92,14 +92,17 @@ def build_files(release: Release) -> dict[str, Any]:
 
 def _build_into(release: Release, partial: Path, final: Path) -> dict[str, Any]:
     _report(release, "Records")
-    names = write_record_files(release, partial, lambda n: _report(release, "Records", n))
-    _report(release, "Tasks and preference pairs", release.summary.get("records", 0))
+    with PairTexts() as pair_texts:
+        names = write_record_files(
+            release, partial, pair_texts, lambda n: _report(release, "Records", n)
+        )
+        _report(release, "Tasks and preference pairs", release.summary.get("records", 0))
+        with open(partial / DPO_JSONL, "wb") as stream:
+            pairs = write_pairs(release, stream, pair_texts)
     if release.summary.get("tasks"):
         with open(partial / SAFEPRO_JSON, "wb") as stream:
             write_safepro(release, stream)
         names.append(SAFEPRO_JSON)
-    with open(partial / DPO_JSONL, "wb") as stream:
-        pairs = write_pairs(release, stream)
     if pairs:
         names.append(DPO_JSONL)
     else:

@@ -11,6 +11,8 @@ or else when they are the same case: the same scenario and the same first user r
 
 from __future__ import annotations
 
+import io
+import tempfile
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -22,14 +24,12 @@ import orjson
 from django.db import models
 from django.db.models import QuerySet
 
-from curation.importers.records import turns_of
 from releases.models import Release
 
 DPO_JSONL = "dpo_pairs.jsonl"
 DEFAULT_MIN_GAP = 2
 DEFAULT_MIN_CHOSEN = 2
-# Pairs whose texts are read in one query.
-TEXTS_PER_QUERY = 2000
+ROWS_PER_FETCH = 2000
 
 
 class PairBy(models.TextChoices):
@@ -77,39 +77,58 @@ class Candidate:
 Pairs = list[tuple[Candidate, Candidate]]
 
 
-def write_pairs(release: Release, stream: IO[bytes]) -> int:
+class PairTexts:
+    """Each scored record's prompt and response, kept aside by the pass that writes the record
+    files (which reads every record's text anyway) for the pairs to use: in a temporary file,
+    so that memory holds only where each record's texts are."""
+
+    def __init__(self) -> None:
+        # Closed by __exit__: the object is the context manager.
+        self.file = tempfile.TemporaryFile()  # noqa: SIM115
+        self.places: dict[int, tuple[int, int]] = {}
+
+    def __enter__(self) -> PairTexts:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.file.close()
+
+    def add(self, record_id: int, turns: list[dict[str, Any]]) -> None:
+        data = orjson.dumps((_prompt(turns), _response(turns)))
+        self.places[record_id] = (self.file.tell(), len(data))
+        self.file.write(data)
+
+    def get(self, record_id: int) -> tuple[str, str]:
+        offset, size = self.places[record_id]
+        self.file.seek(offset)
+        prompt, response = orjson.loads(self.file.read(size))
+        self.file.seek(0, io.SEEK_END)
+        return prompt, response
+
+
+def write_pairs(release: Release, stream: IO[bytes], texts: PairTexts) -> int:
     """Write the release's preference pairs as JSONL; return how many.
 
-    Agent runs of a task are read task by task with their text, in one pass. Other records are
-    grouped by their scenario and first request, which only their text tells: a first pass
-    keeps their ids, scores and keys, and their texts are read again for a batch of groups with
-    pairs at a time. Memory holds a task's records, or the ids and scores of the other records.
+    Agent runs of a task pair up under the task's prompt, task by task. Other records group by
+    their scenario and first request; memory holds their ids, scores and group keys.
     """
     rule = PairRule.of(release)
     scored = release.records.filter(included=True)
     for scale in rule.scales:
         scored = scored.filter(**{f"{scale}_score__isnull": False})
     written = 0
-    for group, prompt, candidates, sources in _task_groups(scored):
-        pairs = _pairs_of(candidates, rule)
-        if pairs:
-            paired = {c.record_id for pair in pairs for c in pair}
-            texts = {
-                record_id: (prompt, _response(turns_of(*sources[record_id])))
-                for record_id in paired
-            }
-            written += _write_group(release, rule, group, pairs, texts, stream)
-    batch: list[tuple[str, Pairs]] = []
-    batch_pairs = 0
-    for group, candidates in _case_groups(scored):
-        pairs = _pairs_of(candidates, rule)
-        if pairs:
-            batch.append((group, pairs))
-            batch_pairs += len(pairs)
-        if batch_pairs >= TEXTS_PER_QUERY:
-            written += _write_batch(release, rule, batch, stream)
-            batch, batch_pairs = [], 0
-    return written + _write_batch(release, rule, batch, stream)
+    for group, prompt, candidates in _task_groups(scored):
+        for chosen, rejected in _pairs_of(candidates, rule):
+            pair = _pair(release, rule, group, prompt, chosen, rejected, texts)
+            stream.write(orjson.dumps(pair) + b"\n")
+            written += 1
+    for group, candidates in _case_groups(scored, texts):
+        for chosen, rejected in _pairs_of(candidates, rule):
+            prompt = texts.get(chosen.record_id)[0]
+            pair = _pair(release, rule, group, prompt, chosen, rejected, texts)
+            stream.write(orjson.dumps(pair) + b"\n")
+            written += 1
+    return written
 
 
 def _pairs_of(candidates: Iterable[Candidate], rule: PairRule) -> Pairs:
@@ -120,71 +139,42 @@ def _pairs_of(candidates: Iterable[Candidate], rule: PairRule) -> Pairs:
     ]
 
 
-def _write_group(
-    release: Release,
-    rule: PairRule,
-    group: str,
-    pairs: Pairs,
-    texts: dict[int, tuple[str, str]],
-    stream: IO[bytes],
-) -> int:
-    for chosen, rejected in pairs:
-        stream.write(orjson.dumps(_pair(release, rule, group, chosen, rejected, texts)) + b"\n")
-    return len(pairs)
-
-
-def _write_batch(
-    release: Release, rule: PairRule, batch: list[tuple[str, Pairs]], stream: IO[bytes]
-) -> int:
-    ids = {c.record_id for _, pairs in batch for pair in pairs for c in pair}
-    texts = _texts(release, ids) if ids else {}
-    return sum(_write_group(release, rule, group, pairs, texts, stream) for group, pairs in batch)
-
-
 _FIELDS = ("record_id", "record__external_id", "safety_score", "helpfulness_score")
 
 
-def _task_groups(
-    scored: QuerySet,
-) -> Iterator[tuple[str, str, list[Candidate], dict[int, tuple[str, str]]]]:
-    """(group key, the task's prompt, its candidates, {record id: (source format, raw)}), task
-    by task."""
+def _task_groups(scored: QuerySet) -> Iterator[tuple[str, str, list[Candidate]]]:
+    """(group key, the task's prompt, its candidates in id order), task by task."""
     rows = (
         scored.filter(record__task__isnull=False)
         .order_by("record__task_id", "record_id")
         .values_list(
-            "record__task_id",
-            "record__task__external_id",
-            "record__task__prompt",
-            "record__source_format",
-            "record__raw",
-            *_FIELDS,
+            "record__task_id", "record__task__external_id", "record__task__prompt", *_FIELDS
         )
-        .iterator(chunk_size=TEXTS_PER_QUERY)
+        .iterator(chunk_size=ROWS_PER_FETCH)
     )
     for _, task_rows in groupby(rows, key=itemgetter(0)):
-        candidates, sources = [], {}
-        for row in task_rows:
-            _, task_id, prompt, source_format, raw, record_id, external_id, safety, helpful = row
-            scores = {"safety": safety, "helpfulness": helpful}
-            candidates.append(Candidate(record_id, external_id, scores))
-            sources[record_id] = (source_format, raw)
+        rows_of_task = list(task_rows)
+        _, task_id, prompt = rows_of_task[0][:3]
+        candidates = [
+            Candidate(record_id, external_id, {"safety": safety, "helpfulness": helpful})
+            for *_, record_id, external_id, safety, helpful in rows_of_task
+        ]
         if len(candidates) > 1:
-            yield f"task {task_id}", prompt, candidates, sources
+            yield f"task {task_id}", prompt, candidates
 
 
-def _case_groups(scored: QuerySet) -> Iterator[tuple[str, list[Candidate]]]:
-    """(group key, its scored records in id order), groups in key order, groups of one left
-    out: records of no task, grouped by scenario and first request."""
+def _case_groups(scored: QuerySet, texts: PairTexts) -> Iterator[tuple[str, list[Candidate]]]:
+    """(group key, its candidates in id order), groups in key order, groups of one left out:
+    records of no task, grouped by scenario and first request."""
     groups: dict[str, list[Candidate]] = defaultdict(list)
     rows = (
         scored.filter(record__task__isnull=True)
         .order_by("record_id")
-        .values_list("scenario", "record__source_format", "record__raw", *_FIELDS)
-        .iterator(chunk_size=TEXTS_PER_QUERY)
+        .values_list("scenario", *_FIELDS)
+        .iterator(chunk_size=ROWS_PER_FETCH)
     )
-    for scenario, source_format, raw, record_id, external_id, safety, helpful in rows:
-        key = f"case {scenario}\n{_prompt(turns_of(source_format, raw))}"
+    for scenario, record_id, external_id, safety, helpful in rows:
+        key = f"case {scenario}\n{texts.get(record_id)[0]}"
         scores = {"safety": safety, "helpfulness": helpful}
         groups[key].append(Candidate(record_id, external_id, scores))
     for key in sorted(groups):
@@ -212,30 +202,19 @@ def _response(turns: list[dict[str, Any]]) -> str:
     return "\n\n".join(str(part) for part in parts)
 
 
-def _texts(release: Release, record_ids: set[int]) -> dict[int, tuple[str, str]]:
-    """{record id: (prompt, response)} of records of no task."""
-    rows = release.records.filter(record_id__in=record_ids).values_list(
-        "record_id", "record__source_format", "record__raw"
-    )
-    texts = {}
-    for record_id, source_format, raw in rows:
-        turns = turns_of(source_format, raw)
-        texts[record_id] = (_prompt(turns), _response(turns))
-    return texts
-
-
 def _pair(
     release: Release,
     rule: PairRule,
     group: str,
+    prompt: str,
     chosen: Candidate,
     rejected: Candidate,
-    texts: dict[int, tuple[str, str]],
+    texts: PairTexts,
 ) -> dict[str, Any]:
     return {
-        "prompt": texts[chosen.record_id][0],
-        "chosen": texts[chosen.record_id][1],
-        "rejected": texts[rejected.record_id][1],
+        "prompt": prompt,
+        "chosen": texts.get(chosen.record_id)[1],
+        "rejected": texts.get(rejected.record_id)[1],
         "chosen_safety_score": chosen.scores["safety"],
         "rejected_safety_score": rejected.scores["safety"],
         "chosen_helpfulness_score": chosen.scores["helpfulness"],

@@ -26,6 +26,7 @@ from curation.importers.layout import path_part
 from curation.importers.records import turns_of
 from curation.models import SourceFormat
 from releases.models import LabelBasis, Release
+from releases.pairs import PairTexts
 
 RJUDGE_ZIP = "rjudge.zip"
 RECORDS_JSONL = "records.jsonl"
@@ -115,6 +116,7 @@ def included_records(release: Release) -> Iterator[dict[str, Any]]:
             verdicts_json=Cast("verdicts", TextField()),
         )
         .values(
+            "record_id",
             "label",
             "label_source",
             "risk_description",
@@ -137,9 +139,10 @@ def included_records(release: Release) -> Iterator[dict[str, Any]]:
     return rows.iterator(chunk_size=CHUNK)
 
 
-def record_row(release: Release, row: dict[str, Any]) -> dict[str, Any]:
+def record_row(
+    release: Release, row: dict[str, Any], turns: list[dict[str, Any]]
+) -> dict[str, Any]:
     """A record as JSONL and Parquet print it."""
-    turns = turns_of(row["record__source_format"], row["record__raw"])
     printed = {
         "id": row["record__external_id"],
         "category": row["category"],
@@ -173,10 +176,11 @@ def _text(value: object) -> str | None:
 
 
 def write_record_files(
-    release: Release, folder: Path, on_progress: Callable[[int], None]
+    release: Release, folder: Path, pair_texts: PairTexts, on_progress: Callable[[int], None]
 ) -> list[str]:
-    """Write the record files into `folder`; return their names. `on_progress` hears how many
-    records are written, chunk by chunk."""
+    """Write the record files into `folder`; return their names. The texts of scored records
+    are kept in `pair_texts` for the preference pairs; `on_progress` hears how many records
+    are written, chunk by chunk."""
     names = [RJUDGE_ZIP, RECORDS_JSONL, RECORDS_PARQUET, LABELS_CSV]
     with (
         RJudgeZip(folder / RJUDGE_ZIP, gold=release.label_basis == LabelBasis.GOLD) as rjudge,
@@ -189,7 +193,10 @@ def write_record_files(
         written = 0
         for row in included_records(release):
             rjudge.add(row)
-            printed = record_row(release, row)
+            turns = turns_of(row["record__source_format"], row["record__raw"])
+            if row["safety_score"] is not None or row["helpfulness_score"] is not None:
+                pair_texts.add(row["record_id"], turns)
+            printed = record_row(release, row, turns)
             line = orjson.dumps(printed) + b"\n"
             jsonl.write(line)
             parquet.add(line)
@@ -231,7 +238,7 @@ class RJudgeZip:
         )
         self.gold = gold
         self.entry: io.TextIOWrapper | None = None
-        self.path = ""
+        self.source_path: str | None = None
         self.files = 0
         self.first = True
 
@@ -245,11 +252,10 @@ class RJudgeZip:
     def add(self, row: dict[str, Any]) -> None:
         if row["record__source_format"] != SourceFormat.RJUDGE:
             return
-        path = "data/" + "/".join(
-            path_part(part) for part in row["record__source_path"].split("/") if part
-        )
-        if path != self.path:
-            self._open_entry(path)
+        if row["record__source_path"] != self.source_path:
+            self.source_path = row["record__source_path"]
+            parts = (path_part(part) for part in self.source_path.split("/") if part)
+            self._open_entry("data/" + "/".join(parts))
         if self.gold:
             # Releasing the gold labels prints each record as its source has it.
             text = row["record__raw"]
@@ -270,7 +276,7 @@ class RJudgeZip:
         info.external_attr = 0o644 << 16
         self.entry = io.TextIOWrapper(self.archive.open(info, "w"), encoding="utf-8", newline="")
         self.entry.write("[")
-        self.path, self.first = path, True
+        self.first = True
         self.files += 1
 
     def _close_entry(self) -> None:
