@@ -17,9 +17,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import orjson
 from django.db import connection
-from django.db.models import Max
 
-from curation.models import Annotation, Project, Record, SafetyLabel, Task
+from curation.models import Annotation, Project, Record, SafetyLabel, Task, TaskRevision
 from judging import metrics
 from judging.models import Adjudication, JudgeRun, Verdict
 from judging.reports import Scale, agreement_report, quality_runs
@@ -328,23 +327,21 @@ def _mean(scores: list[int]) -> float | None:
 
 
 def _freeze_tasks(release: Release) -> int:
-    """The approved tasks, each as its latest revision: the one that was approved."""
-    approved = (
-        Task.objects.filter(project=release.project, state=Task.State.APPROVED)
-        .annotate(latest=Max("revisions__id"))
-        .filter(latest__isnull=False)
-        .order_by("id")
-        .values_list("id", "latest")
-    )
-    rows = (
-        ReleaseTask(release_id=release.pk, task_id=task_id, revision_id=revision_id)
-        for task_id, revision_id in approved.iterator(chunk_size=ROWS_PER_INSERT)
-    )
-    count = 0
-    for chunk in batched(rows, ROWS_PER_INSERT):
-        ReleaseTask.objects.bulk_create(chunk)
-        count += len(chunk)
-    return count
+    """The approved tasks, each as its latest revision (the one that was approved), copied in
+    one statement."""
+    table, task, revision = (model._meta.db_table for model in (ReleaseTask, Task, TaskRevision))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            INSERT INTO {table} (release_id, task_id, revision_id)
+            SELECT %s, task.id, MAX(revision.id)
+            FROM {task} task JOIN {revision} revision ON revision.task_id = task.id
+            WHERE task.project_id = %s AND task.state = %s
+            GROUP BY task.id
+            """,  # noqa: S608 (table names from the models; values as parameters)
+            [release.pk, release.project_id, Task.State.APPROVED],
+        )
+        return cursor.rowcount
 
 
 def _counts_by_category(release: Release) -> list[dict[str, Any]]:
