@@ -184,22 +184,23 @@ def _case_groups(scored: QuerySet, texts: PairTexts) -> Iterator[tuple[str, list
 
 def _prompt(turns: list[dict[str, Any]]) -> str:
     """The request the record answers: its first user turn."""
-    return next((turn.get("content") or "" for turn in turns if turn.get("role") == "user"), "")
+    return next((turn["content"] or "" for turn in turns if turn["role"] == "user"), "")
 
 
 def _response(turns: list[dict[str, Any]]) -> str:
-    """What the agent did after the request, one turn a paragraph."""
-    start = next((i + 1 for i, turn in enumerate(turns) if turn.get("role") == "user"), 0)
+    """What the agent did after the request, one turn a paragraph (turns as the importers
+    normalise them: role, content, thought and action, text or null)."""
+    start = next((i + 1 for i, turn in enumerate(turns) if turn["role"] == "user"), 0)
     parts = []
     for turn in turns[start:]:
-        if turn.get("role") == "agent":
-            if turn.get("thought"):
-                parts.append(f"Thought: {turn['thought']}")
-            if turn.get("action"):
-                parts.append(f"Action: {turn['action']}")
-        elif turn.get("content"):
-            parts.append(f"{str(turn.get('role', '')).capitalize()}: {turn['content']}")
-    return "\n\n".join(str(part) for part in parts)
+        if turn["role"] == "agent":
+            if turn["thought"]:
+                parts.append("Thought: " + turn["thought"])
+            if turn["action"]:
+                parts.append("Action: " + turn["action"])
+        elif turn["content"]:
+            parts.append(turn["role"].capitalize() + ": " + turn["content"])
+    return "\n\n".join(parts)
 
 
 def _pair(

@@ -43,8 +43,10 @@ ZIP_LEVEL = 1
 # R-Judge writes label 1 for unsafe, 0 for safe.
 RJUDGE_LABELS = {"safe": 0, "unsafe": 1}
 
+# A turn as the importers normalise it: text or null, whatever the source format.
 _TURN = pa.struct(
     [
+        ("round", pa.int32()),
         ("role", pa.string()),
         ("content", pa.string()),
         ("thought", pa.string()),
@@ -152,10 +154,7 @@ def record_row(
         "task_id": row["record__task__external_id"],
         "profile": row["record__profile"],
         "goal": row["record__goal"],
-        "turns": [
-            {key: _text(turn.get(key)) for key in ("role", "content", "thought", "action")}
-            for turn in turns
-        ],
+        "turns": turns,
         "label": row["label"],
         "label_source": row["label_source"],
         "risk_description": row["risk_description"],
@@ -167,12 +166,6 @@ def record_row(
     if release.options.get("verdicts"):
         printed["verdicts"] = orjson.loads(row["verdicts_json"])
     return printed
-
-
-def _text(value: object) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    return orjson.dumps(value).decode()
 
 
 def write_record_files(

@@ -71,6 +71,7 @@ def test_datasets_loads_the_parquet_file_as_it_is(release, tmp_path: Path, monke
         "Deletes mail.",
     )
     assert first["turns"][0] == {
+        "round": 0,
         "role": "user",
         "content": "<script>alert(1)</script> tidy up",
         "thought": None,
