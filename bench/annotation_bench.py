@@ -23,7 +23,11 @@ zero), then:
 3. The queue is checked: no record has more than k labels, no annotator has labelled a record
    twice, and the counts on every record match its labels and live leases.
 
-The figures printed are the medians over --runs runs of each run's p50, p95 and max.
+The figures printed are the medians over --runs runs of each run's p50, p95 and max, and of the
+CPU time a label took (claim and submit, or the request) in the annotators' processes and in
+their PostgreSQL backends, which PostgreSQL on the same machine makes readable from /proc. The
+load average after each run is printed too: other work on the machine stretches the wall-clock
+figures, not the CPU ones.
 """
 
 from __future__ import annotations
@@ -105,7 +109,8 @@ def main() -> None:
         page = time_labelling_page(project, run, args)
         load = run_annotators(project, run, args)
         check_queue(project)
-        results.append({**page, **load})
+        # Other work on the machine skews every figure: the load is reported with them.
+        results.append({**page, **load, "load_1min": os.getloadavg()[0]})
         print(f"run {run}/{args.runs}: {json.dumps(results[-1])}", file=sys.stderr)
     report(project, results, args)
 
@@ -234,12 +239,15 @@ def run_annotators(project: Project, run: int, args: argparse.Namespace) -> dict
         with context.Pool(args.annotators) as pool:
             per_annotator = pool.map(annotate, jobs)
         elapsed = time.perf_counter() - started
-    claims = [c for timings in per_annotator for c, _ in timings]
-    submits = [s for timings in per_annotator for _, s in timings]
-    pairs = [c + s for timings in per_annotator for c, s in timings]
+    claims = [c for timings, _ in per_annotator for c, _ in timings]
+    submits = [s for timings, _ in per_annotator for _, s in timings]
+    pairs = [c + s for timings, _ in per_annotator for c, s in timings]
+    python_cpu, database_cpu = (sum(cpu[n] for _, cpu in per_annotator) for n in (0, 1))
     return {
         "labels": len(pairs),
         "labels_per_s": len(pairs) / elapsed,
+        "cpu_python_ms": python_cpu * 1000 / len(pairs),
+        "cpu_database_ms": database_cpu * 1000 / len(pairs),
         "claim_p95": percentile(claims, 95),
         "submit_p95": percentile(submits, 95),
         "pair_p50": percentile(pairs, 50),
@@ -248,11 +256,13 @@ def run_annotators(project: Project, run: int, args: argparse.Namespace) -> dict
     }
 
 
-def annotate(job: tuple) -> list[tuple[float, float]]:
-    """One annotator's work, in a process of its own: (claim ms, submit ms) per label.
+def annotate(job: tuple) -> tuple[list[tuple[float, float]], tuple[float, float]]:
+    """One annotator's work, in a process of its own: (claim ms, submit ms) per label, and the
+    CPU seconds the work took in this process and in its PostgreSQL backend.
 
     With `http`, the claim is folded into the submit request (the page's "submit and next"),
-    and its time is 0.
+    and its time is 0. CPU time does not count the time spent waiting for a core, so it says
+    what a label costs whatever else the machine is doing.
     """
     project_id, username, labels, think_ms, via, listeners, barrier, seed = job
     allow_test_client()
@@ -264,11 +274,23 @@ def annotate(job: tuple) -> list[tuple[float, float]]:
     user = get_user_model().objects.get(username=username)
     rng = random.Random(seed)
     risk_types = list(project.risk_types.all())
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (backend,) = cursor.fetchone()
     barrier.wait()
     work = annotate_over_http if via == "http" else annotate_with_services
+    python_cpu, database_cpu = time.process_time(), backend_cpu(backend)
     timings = work(project, user, labels, rng, risk_types, think_ms)
+    cpu = (time.process_time() - python_cpu, backend_cpu(backend) - database_cpu)
     connection.close()
-    return timings
+    return timings, cpu
+
+
+def backend_cpu(pid: int) -> float:
+    """CPU seconds used so far by a PostgreSQL backend on this machine (from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    # utime and stime, the 14th and 15th fields of the line (the 12th and 13th after the name).
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def a_label(rng: random.Random, risk_types: list) -> Label:
@@ -376,10 +398,11 @@ def report(project: Project, results: list[dict], args: argparse.Namespace) -> N
         return statistics.median(result[key] for result in results)
 
     records = Record.objects.filter(project=project).count()
+    loads = ", ".join(f"{result['load_1min']:.1f}" for result in results)
     print(
         f"{records:,} records, k = {K}, {args.annotators} annotators x {args.labels} labels, "
         f"think {args.think_ms:g} ms, via {args.via}, listeners {args.listeners}, "
-        f"{args.runs} runs (medians)"
+        f"{args.runs} runs (medians); load average after each run: {loads}"
     )
     print(
         f"labelling page, 30 turns: {median('page_queries'):.0f} queries, "
@@ -395,6 +418,10 @@ def report(project: Project, results: list[dict], args: argparse.Namespace) -> N
         f"{name}: p50 {median('pair_p50'):.1f} ms, p95 {median('pair_p95'):.1f} ms, "
         f"max {median('pair_max'):.1f} ms; {median('labels_per_s'):.0f} labels/s; "
         "double assignments: 0 (checked after every run)"
+    )
+    print(
+        f"CPU per label: {median('cpu_python_ms'):.1f} ms in Python, "
+        f"{median('cpu_database_ms'):.1f} ms in PostgreSQL"
     )
 
 

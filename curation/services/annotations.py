@@ -100,7 +100,10 @@ def annotation_submit(*, lease: Lease, actor: AbstractBaseUser, label: Label) ->
     """Turn the annotator's lease into their label of the record.
 
     A lease that expired is still accepted while the record has a free slot (the label takes
-    it); otherwise the label is refused, and kept as the lease's draft.
+    it). A label the record has no room for is refused and kept as the lease's draft: the
+    expired lease's record was filled by others meanwhile, or the project's overlap was lowered
+    below the labels the record has (the live lease then ends, so the record is not offered
+    again).
     """
     with transaction.atomic():
         lease = (
@@ -115,28 +118,37 @@ def annotation_submit(*, lease: Lease, actor: AbstractBaseUser, label: Label) ->
         _check(lease.project, lease.record, label)
         if _slot_for_label(lease):
             return _annotation_create(lease, actor, label)
-        lease.draft = label.as_draft()
-        lease.save(update_fields=["draft", "updated_at"])
+        _label_refused(lease, label)
     raise Conflict(
-        "Your lease on this record expired, and other annotators have taken all its places "
-        "since. Your label was not saved; it is kept as a draft in case a place frees up."
+        "This record has all the labels it needs now: your lease on it expired and other "
+        "annotators took its places, or the project now asks for fewer labels per record. Your "
+        "label was not saved; it is kept as a draft in case a place frees up."
     )
 
 
 def _slot_for_label(lease: Lease) -> bool:
-    """Move the record's counts from the lease to a label; for an expired lease, only if the
-    record still has a free slot."""
+    """Move the record's counts from the lease to a label, if the record has room for it: a live
+    lease holds a slot, unless k was lowered below the record's labels since; an expired lease
+    needs a free one."""
     records = Record.objects.filter(pk=lease.record_id)
+    overlap = lease.project.overlap
     if lease.state == Lease.State.ACTIVE:
         return bool(
-            records.update(
+            records.filter(annotation_count__lt=overlap).update(
                 lease_count=F("lease_count") - 1, annotation_count=F("annotation_count") + 1
             )
         )
-    free = records.alias(taken=F("annotation_count") + F("lease_count")).filter(
-        taken__lt=lease.project.overlap
-    )
+    free = records.alias(taken=F("annotation_count") + F("lease_count")).filter(taken__lt=overlap)
     return bool(free.update(annotation_count=F("annotation_count") + 1))
+
+
+def _label_refused(lease: Lease, label: Label) -> None:
+    """Keep the refused label as the lease's draft; a live lease ends, freeing its slot."""
+    lease.draft = label.as_draft()
+    if lease.state == Lease.State.ACTIVE:
+        Record.objects.filter(pk=lease.record_id).update(lease_count=F("lease_count") - 1)
+        lease.state = Lease.State.EXPIRED
+    lease.save(update_fields=["draft", "state", "updated_at"])
 
 
 def _annotation_create(lease: Lease, actor: AbstractBaseUser, label: Label) -> Annotation:

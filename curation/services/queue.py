@@ -71,7 +71,9 @@ def leases_reclaim(*, project: Project) -> int:
         Lease.objects.filter(id__in=[lease_id for lease_id, _ in overdue]).update(
             state=Lease.State.EXPIRED, updated_at=now
         )
-        for record_id, leases in Counter(record_id for _, record_id in overdue).items():
+        # In id order, as every reclaim does: two reclaims that expired leases of the same
+        # records lock them in the same order, and never wait for each other in a cycle.
+        for record_id, leases in sorted(Counter(record_id for _, record_id in overdue).items()):
             Record.objects.filter(pk=record_id).update(lease_count=F("lease_count") - leases)
     return len(overdue)
 

@@ -204,6 +204,11 @@
   });
   document.addEventListener("htmx:afterRequest", (event) => {
     if (event.detail.elt.id === "draft-status" && event.detail.successful) dirty = false;
+    // A label or a skip that never arrived stays in the page, and the page says so.
+    const failed = document.getElementById("send-failed");
+    if (failed && event.detail.target && event.detail.target.id === "workspace") {
+      failed.hidden = event.detail.successful === true;
+    }
   });
   document.addEventListener("htmx:load", (event) => {
     if (event.detail.elt.id === "workspace") {

@@ -152,3 +152,36 @@ def test_a_hostile_record_on_the_labelling_page_runs_nothing(
     page.locator("#turn-4 summary").click()
     expect(page.locator("#evidence-summary")).to_have_text("Marked: #1, #2, #3, #4")
     assert_nothing_ran(page, page_events)
+
+
+def test_a_label_sent_while_the_connection_is_down_stays_and_goes_once_it_is_back(
+    cast: Cast, page: Page, page_events: PageEvents, log_in
+) -> None:
+    records = make_records(cast.project, 2)
+    log_in(cast.annotator)
+    page.goto(f"/p/{cast.project.slug}/annotate/")
+    page.keyboard.press("Enter")
+    heading(page, records[0])
+    page.route("**/submit/", lambda route: route.abort("internetdisconnected"))
+
+    page.keyboard.press("2")
+    page.keyboard.press("d")
+    page.keyboard.type("Forwards the contract to a stranger.")
+    page.keyboard.press("Control+Enter")
+
+    expect(page.get_by_role("alert")).to_contain_text("Not sent: the connection dropped")
+    heading(page, records[0])
+    expect(page.get_by_label("Risk description")).to_have_value(
+        "Forwards the contract to a stranger."
+    )
+    assert not Annotation.objects.filter(annotator=cast.annotator).exists()
+
+    page.unroute("**/submit/")
+    page.keyboard.press("Control+Enter")
+    heading(page, records[1])
+    label = Annotation.objects.get(annotator=cast.annotator)
+    assert (label.record_id, label.risk_description) == (
+        records[0].pk,
+        "Forwards the contract to a stranger.",
+    )
+    assert page_events.errors == []

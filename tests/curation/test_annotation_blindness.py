@@ -1,5 +1,6 @@
 """Blind by design: nothing an annotator receives, page or API, before or after labelling,
-carries the source's gold label or risk description, metadata, or anyone else's label."""
+carries the source's gold label or risk description, metadata, anyone else's label or draft,
+or a judge's verdict; nor does any other page or endpoint of the studio they may call."""
 
 from __future__ import annotations
 
@@ -11,23 +12,37 @@ from django.urls import reverse
 from curation.models import Lease
 from curation.services.annotations import Label, annotation_submit
 from curation.services.queue import lease_next_record
+from judging.models import JudgeRun, Verdict
+from tests.access import RULES
 from tests.conftest import Cast
 from tests.curation.annotators import add_annotator
 from tests.curation.api_clients import token_client
 from tests.factories import RecordFactory, rjudge_record
+from tests.test_access import STUDIO_ROUTES, url_values
 
 GOLD_DESCRIPTION = "GOLD-SENTINEL the agent mailed the vault password"
 METADATA = "META-SENTINEL failure mode"
 OTHER_DESCRIPTION = "OTHER-SENTINEL another annotator's reading"
 OTHER_DRAFT = "DRAFT-SENTINEL another annotator's draft"
-# Words that would reveal a label: the sentinels, and the source's label field.
-SECRETS = (GOLD_DESCRIPTION, METADATA, OTHER_DESCRIPTION, OTHER_DRAFT, '"label"', "gold")
+VERDICT_ANALYSIS = "VERDICT-SENTINEL the judge's analysis"
+VERDICT_OUTPUT = "OUTPUT-SENTINEL the judge's raw answer"
+SENTINELS = (
+    GOLD_DESCRIPTION,
+    METADATA,
+    OTHER_DESCRIPTION,
+    OTHER_DRAFT,
+    VERDICT_ANALYSIS,
+    VERDICT_OUTPUT,
+)
+# On the annotation pages and API, words that would reveal a label: the sentinels, and the
+# source's label field.
+SECRETS = (*SENTINELS, '"label"', "gold")
 
 
 @pytest.fixture
 def record(cast: Cast):
     """A record whose gold risk description and metadata are sentinels, with another
-    annotator's label (and a third annotator's draft) on it already."""
+    annotator's label (and a third annotator's draft) and a judge's verdict on it already."""
     cast.project.overlap = 3
     cast.project.save()
     record = RecordFactory(
@@ -47,13 +62,30 @@ def record(cast: Cast):
     )
     lease = lease_next_record(project=cast.project, annotator=bob)
     Lease.objects.filter(pk=lease.pk).update(draft={"risk_description": OTHER_DRAFT})
+    run = JudgeRun.objects.create(
+        project=cast.project,
+        name="Judge",
+        judge_snapshot={"protocol": "rjudge"},
+        state=JudgeRun.State.SUCCEEDED,
+        total=1,
+    )
+    Verdict.objects.create(
+        run=run,
+        record=record,
+        label="unsafe",
+        analysis=VERDICT_ANALYSIS,
+        raw_output=VERDICT_OUTPUT,
+        parse_status=Verdict.Parse.VALID,
+    )
     return record
 
 
-def assert_blind(responses: dict[str, object]) -> None:
+def assert_blind(responses: dict[str, object], secrets: tuple[str, ...] = SECRETS) -> None:
     for name, response in responses.items():
-        body = response.content.decode()
-        leaked = [secret for secret in SECRETS if secret in body]
+        body = (
+            b"".join(response.streaming_content) if response.streaming else response.content
+        ).decode(errors="replace")
+        leaked = [secret for secret in secrets if secret in body]
         assert not leaked, f"{name} leaks {leaked}"
 
 
@@ -125,3 +157,28 @@ def test_the_annotation_api_never_returns_the_gold_label_or_others_labels(
         "goal",
         "turns",
     }
+
+
+@pytest.fixture
+def media_root(settings, tmp_path) -> None:
+    # url_values() attaches a reference file: keep it out of the development media folder.
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+def test_no_page_or_endpoint_the_annotator_may_call_reveals_what_others_said(
+    cast: Cast, record, media_root
+) -> None:
+    """Judges' runs, disagreements, records, releases, exports: every route an annotator can
+    call, with the record above named wherever a route takes a record. (The API's schema names
+    the gold label field, so only the sentinels are looked for here.)"""
+    client = cast.client_for("annotator")
+    values = url_values(cast) | {"record_id": record.pk}
+    responses = {}
+    for route in STUDIO_ROUTES:
+        if RULES[route.name].method != "get":
+            continue
+        url = reverse(route.name, kwargs={p: values[p] for p in route.params})
+        responses[url] = client.get(url)
+
+    assert responses[f"/p/{cast.project.slug}/annotate/"].status_code == 200
+    assert_blind(responses, SENTINELS)

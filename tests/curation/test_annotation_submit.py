@@ -11,11 +11,11 @@ from django.utils import timezone
 from curation.errors import Conflict
 from curation.models import AuditEvent, Lease
 from curation.services.annotations import Label, annotation_submit
-from curation.services.guidelines import guidelines_publish
+from curation.services.guidelines import annotation_settings_update, guidelines_publish
 from curation.services.queue import lease_draft_save, lease_next_record
 from curation.signals import annotation_saved
 from tests.conftest import Cast
-from tests.curation.annotators import add_annotator, counts, make_records
+from tests.curation.annotators import add_annotator, counts, label_next, make_records
 from tests.factories import ProjectFactory
 
 
@@ -204,3 +204,23 @@ def test_a_label_on_an_expired_lease_is_refused_once_others_filled_the_record_an
     assert lease.state == Lease.State.EXPIRED
     assert lease.draft["verdict"] == "unsafe"
     assert lease.draft["risk_description"] == "Deletes the backups."
+
+
+def test_a_label_is_refused_when_k_was_lowered_below_the_records_labels_since_the_claim(
+    cast: Cast,
+) -> None:
+    (record,) = make_records(cast.project, 1)
+    label_next(cast.project, add_annotator(cast.project, "ann"))
+    lease = claim(cast)
+    annotation_settings_update(project=cast.project, actor=cast.manager, overlap=1)
+
+    with pytest.raises(Conflict, match="all the labels it needs"):
+        annotation_submit(lease=lease, actor=cast.annotator, label=Label("unsure"))
+
+    # The record keeps its one label, the lease ends with the label as its draft, and the
+    # record is not offered again.
+    assert counts(record) == (1, 0)
+    lease.refresh_from_db()
+    assert (lease.state, lease.draft["verdict"]) == (Lease.State.EXPIRED, "unsure")
+    cast.project.refresh_from_db()
+    assert claim(cast) is None
