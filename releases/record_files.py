@@ -12,6 +12,7 @@ import csv
 import io
 import zipfile
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,8 @@ PARQUET_BLOCK_BYTES = 1024 * 1024
 # Zip entries carry no time of their own: the same content gives the same archive.
 ZIP_TIMESTAMP = (1980, 1, 1, 0, 0, 0)
 ZIP_LEVEL = 1
+# Text of a scenario file handed to the zip's thread at a time.
+ZIP_CHUNK_CHARACTERS = 1024 * 1024
 
 # R-Judge writes label 1 for unsafe, 0 for safe.
 RJUDGE_LABELS = {"safe": 0, "unsafe": 1}
@@ -213,6 +216,32 @@ def _csv_row(printed: dict[str, Any]) -> list[Any]:
     return ["" if value is None else value for value in values] + [labels]
 
 
+class Background:
+    """A thread of a file's own for its heavy writing (deflate, Arrow's parsing and Parquet
+    encoding, which let go of the GIL) while the main loop reads and prints the next records.
+    Jobs run in the order given, and at most one waits, so memory stays bounded."""
+
+    def __init__(self) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=1)
+        self.pending: Future[None] | None = None
+
+    def run(self, job: Callable[..., None], *args: Any) -> None:
+        self._wait()
+        self.pending = self.pool.submit(job, *args)
+
+    def finish(self) -> None:
+        try:
+            self._wait()
+        finally:
+            self.pool.shutdown()
+
+    def _wait(self) -> None:
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            # A job's error is raised here, in the main loop.
+            pending.result()
+
+
 class RJudgeZip:
     """The R-Judge layout, `data/<Category>/<scenario>.json`, streamed into a zip.
 
@@ -230,25 +259,35 @@ class RJudgeZip:
             path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=ZIP_LEVEL
         )
         self.gold = gold
+        self.background = Background()
         self.entry: io.TextIOWrapper | None = None
         self.source_path: str | None = None
         self.files = 0
+        # Text of the current file not yet handed to the background.
+        self.text: list[str] = []
+        self.size = 0
         self.first = True
 
     def __enter__(self) -> RJudgeZip:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self._close_entry()
-        self.archive.close()
+        try:
+            self._end_file()
+            self.background.finish()
+        finally:
+            self.archive.close()
 
     def add(self, row: dict[str, Any]) -> None:
         if row["record__source_format"] != SourceFormat.RJUDGE:
             return
         if row["record__source_path"] != self.source_path:
+            self._end_file()
             self.source_path = row["record__source_path"]
             parts = (path_part(part) for part in self.source_path.split("/") if part)
-            self._open_entry("data/" + "/".join(parts))
+            self.background.run(self._open_entry, "data/" + "/".join(parts))
+            self.files += 1
+            self.text, self.size, self.first = ["["], 1, True
         if self.gold:
             # Releasing the gold labels prints each record as its source has it.
             text = row["record__raw"]
@@ -257,26 +296,38 @@ class RJudgeZip:
             record["label"] = RJUDGE_LABELS[row["label"]]
             record["risk_description"] = row["risk_description"]
             text = orjson.dumps(record).decode()
-        self.entry.write("\n" if self.first else ",\n")
-        self.entry.write(text)
+        self.text.append("\n" if self.first else ",\n")
+        self.text.append(text)
         self.first = False
+        self.size += len(text)
+        if self.size >= ZIP_CHUNK_CHARACTERS:
+            self._hand_over()
 
+    def _end_file(self) -> None:
+        if self.source_path is None:
+            return
+        self.text.append("]" if self.first else "\n]")
+        self._hand_over()
+        self.background.run(self._close_entry)
+
+    def _hand_over(self) -> None:
+        self.background.run(self._write, "".join(self.text))
+        self.text, self.size = [], 0
+
+    # Run in the background, in order.
     def _open_entry(self, path: str) -> None:
-        self._close_entry()
         info = zipfile.ZipInfo(path, date_time=ZIP_TIMESTAMP)
         info.compress_type = zipfile.ZIP_DEFLATED
         info.compress_level = ZIP_LEVEL
         info.external_attr = 0o644 << 16
         self.entry = io.TextIOWrapper(self.archive.open(info, "w"), encoding="utf-8", newline="")
-        self.entry.write("[")
-        self.first = True
-        self.files += 1
+
+    def _write(self, text: str) -> None:
+        self.entry.write(text)
 
     def _close_entry(self) -> None:
-        if self.entry is not None:
-            self.entry.write("]" if self.first else "\n]")
-            self.entry.close()
-            self.entry = None
+        self.entry.close()
+        self.entry = None
 
 
 class ParquetSink:
@@ -290,6 +341,7 @@ class ParquetSink:
         self.parse_options = pj.ParseOptions(
             explicit_schema=schema, unexpected_field_behavior="error"
         )
+        self.background = Background()
         self.lines: list[bytes] = []
         self.size = self.longest = 0
 
@@ -297,9 +349,12 @@ class ParquetSink:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self._flush()
-        if self.writer.is_open:
-            self.writer.close()
+        try:
+            self._flush()
+            self.background.finish()
+        finally:
+            if self.writer.is_open:
+                self.writer.close()
 
     def add(self, line: bytes) -> None:
         self.lines.append(line)
@@ -309,11 +364,14 @@ class ParquetSink:
             self._flush()
 
     def _flush(self) -> None:
-        if not self.lines:
-            return
+        if self.lines:
+            self.background.run(self._write, b"".join(self.lines), self.longest)
+            self.lines, self.size, self.longest = [], 0, 0
+
+    def _write(self, lines: bytes, longest: int) -> None:
         # Blocks parsed in parallel; each must hold the longest line whole.
-        options = pj.ReadOptions(block_size=max(PARQUET_BLOCK_BYTES, self.longest + 1))
-        buffer = io.BytesIO(b"".join(self.lines))
-        table = pj.read_json(buffer, read_options=options, parse_options=self.parse_options)
+        options = pj.ReadOptions(block_size=max(PARQUET_BLOCK_BYTES, longest + 1))
+        table = pj.read_json(
+            io.BytesIO(lines), read_options=options, parse_options=self.parse_options
+        )
         self.writer.write_table(table)
-        self.lines, self.size, self.longest = [], 0, 0
