@@ -271,12 +271,16 @@ class RJudgeZip:
     def __enter__(self) -> RJudgeZip:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
+        # After an error the file is abandoned (the build fails): finish nothing, free all.
         try:
-            self._end_file()
-            self.background.finish()
+            if exc_type is None:
+                self._end_file()
         finally:
-            self.archive.close()
+            try:
+                self.background.finish()
+            finally:
+                self.archive.close()
 
     def add(self, row: dict[str, Any]) -> None:
         if row["record__source_format"] != SourceFormat.RJUDGE:
@@ -348,12 +352,14 @@ class ParquetSink:
     def __enter__(self) -> ParquetSink:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
         try:
-            self._flush()
-            self.background.finish()
+            if exc_type is None:
+                self._flush()
         finally:
-            if self.writer.is_open:
+            try:
+                self.background.finish()
+            finally:
                 self.writer.close()
 
     def add(self, line: bytes) -> None:
