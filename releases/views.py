@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseStopPolling
 
-from curation.access import ANY_MEMBER, MANAGERS, ProjectAccess, project_view
+from curation.access import ANY_MEMBER, MANAGERS, ProjectAccess, project_access, project_view
 from curation.errors import DomainError
 from curation.models import Project
 from releases.access import is_published, readable_release
@@ -82,14 +82,16 @@ def release_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 def _context(request: HttpRequest, release: Release) -> dict[str, Any]:
     project: Project = release.project
-    is_manager = request.user.is_authenticated and (
-        request.user.is_superuser
-        or project.memberships.filter(user=request.user, role="manager").exists()
-    )
+    try:
+        access = project_access(request.user, project.slug, ANY_MEMBER)
+    except (Http404, PermissionDenied):
+        # Someone from outside the project, reading a public release.
+        access = None
     return {
         "project": project,
+        "access": access,
         "release": release,
-        "is_manager": is_manager,
+        "is_manager": access is not None and access.is_manager,
         "published": is_published(release),
         "progress": build_progress(release),
     }

@@ -109,6 +109,10 @@ def test_a_private_release_is_for_managers_and_a_public_one_for_anyone(cast: Cas
         response = cast.client_for(persona).get(url)
         assert response.status_code == 200, persona
         assert b"".join(response.streaming_content).count(b"\n") == 3
+        page = cast.client_for(persona).get(detail_url(release)).content.decode()
+        assert "records.jsonl" in page
+        # Outsiders read the release, not the project's pages.
+        assert ('/releases/"' in page) == (persona == "annotator")
     outside = url.replace("records.jsonl", "..%2F..%2Fsettings.py")
     assert cast.client_for("annotator").get(outside).status_code == 404
     listed = cast.client_for("annotator").get(
