@@ -61,23 +61,29 @@ def release_freeze(release: Release) -> dict[str, Any]:
     project = release.project
     adjudicated = _latest_adjudications(project)
     streams = _RecordStreams(release)
-    included: dict[str, int] = defaultdict(int)
+    # {category: {label: records}} of the records in the release, counted as they go in.
+    by_category: dict[str, dict[str, int]] = defaultdict(
+        lambda: dict.fromkeys(SafetyLabel.values, 0)
+    )
     excluded: dict[str, int] = defaultdict(int)
     for chunk in batched(_records(project), ROWS_PER_INSERT):
         rows = [_release_record(release, record, streams, adjudicated) for record in chunk]
         _insert_records(rows)
         for row in rows:
             if row.included:
-                included[row.label] += 1
+                by_category[row.category][row.label] += 1
             else:
                 excluded[row.label_source] += 1
-    tasks = _freeze_tasks(release)
+    labels: dict[str, int] = defaultdict(int)
+    for counts in by_category.values():
+        for label, count in counts.items():
+            labels[label] += count
     return {
-        "records": sum(included.values()),
-        "labels": dict(sorted(included.items())),
+        "records": sum(labels.values()),
+        "labels": {label: count for label, count in sorted(labels.items()) if count},
         "excluded": dict(sorted(excluded.items())),
-        "tasks": tasks,
-        "by_category": _counts_by_category(release),
+        "tasks": _freeze_tasks(release),
+        "by_category": [{"category": name, **by_category[name]} for name in sorted(by_category)],
         "agreement": _agreement(project),
         "judges": _judge_quality(release),
     }
@@ -122,27 +128,29 @@ class _RecordStreams:
         self.judge_scores = _ByRecord(_judge_score_rows(project))
         # Annotators are numbered annotator_1..n in the order they first appear.
         self.names: dict[int, str] = {}
+        self.with_annotators = bool(release.options.get("annotator_labels"))
 
     def labels_of(self, record_id: int) -> _Labels:
         mine = _Labels()
         for _, annotator_id, verdict, description, safety, helpfulness in self.labels.take(
             record_id
         ):
-            name = self.names.setdefault(annotator_id, f"annotator_{len(self.names) + 1}")
             mine.verdicts.append(verdict)
             mine.risk_descriptions.append(description if verdict == SafetyLabel.UNSAFE else "")
             if safety is not None:
                 mine.safety.append(safety)
             if helpfulness is not None:
                 mine.helpfulness.append(helpfulness)
-            mine.anonymous.append(
-                {
-                    "annotator": name,
-                    "verdict": verdict,
-                    "safety_score": safety,
-                    "helpfulness_score": helpfulness,
-                }
-            )
+            if self.with_annotators:
+                name = self.names.setdefault(annotator_id, f"annotator_{len(self.names) + 1}")
+                mine.anonymous.append(
+                    {
+                        "annotator": name,
+                        "verdict": verdict,
+                        "safety_score": safety,
+                        "helpfulness_score": helpfulness,
+                    }
+                )
         return mine
 
     def verdicts_of(self, record_id: int) -> list[dict[str, Any]]:
@@ -265,7 +273,7 @@ def _release_record(
         risk_description=description,
         category=category,
         scenario=scenario,
-        annotator_labels=mine.anonymous if release.options.get("annotator_labels") else [],
+        annotator_labels=mine.anonymous,
         verdicts=streams.verdicts_of(record_id),
         safety_score=_mean(mine.safety or judged.get("safety", [])),
         helpfulness_score=_mean(mine.helpfulness or judged.get("helpfulness", [])),
@@ -342,19 +350,6 @@ def _freeze_tasks(release: Release) -> int:
             [release.pk, release.project_id, Task.State.APPROVED],
         )
         return cursor.rowcount
-
-
-def _counts_by_category(release: Release) -> list[dict[str, Any]]:
-    rows = (
-        release.records.filter(included=True)
-        .order_by()
-        .values_list("category", "label")
-        .iterator(chunk_size=ROWS_PER_INSERT)
-    )
-    counts: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(SafetyLabel.values, 0))
-    for category, label in rows:
-        counts[category][label] += 1
-    return [{"category": name, **counts[name]} for name in sorted(counts)]
 
 
 def _agreement(project: Project) -> dict[str, Any]:
