@@ -17,11 +17,14 @@ zero), then:
    each claim and submit --labels times, pausing --think-ms on average (0: back to back) between
    steps. `service` times the calls to lease_next_record and annotation_submit (the server-side
    work); `http` times the labelling page's htmx "submit and next" request through the whole
-   Django stack (submit, claim the next record, render it). With --listeners off, the
-   receivers of `annotation_saved` (the judging app's disagreement check) are disconnected, to
-   time the queue's own work.
+   Django stack (submit, claim the next record, render it). A Celery worker (one process)
+   runs meanwhile and takes the disagreement checks that every label asks of the judging app,
+   as in production. With --listeners off, the receivers of `annotation_saved` are
+   disconnected and no worker runs, to time the queue's own work.
 3. The queue is checked: no record has more than k labels, no annotator has labelled a record
-   twice, and the counts on every record match its labels and live leases.
+   twice, and the counts on every record match its labels and live leases. With a worker, the
+   benchmark waits for it to finish and checks that every record whose annotators split has
+   its disagreement flagged.
 
 The figures printed are the medians over --runs runs of each run's p50, p95 and max, and of the
 CPU time a label took (claim and submit, or the request) in the annotators' processes and in
@@ -39,6 +42,7 @@ import os
 import random
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -66,6 +70,7 @@ from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
+import config.celery  # noqa: E402
 from bench.generate_records import synthetic_record, text, write_jsonl  # noqa: E402
 from curation.models import Annotation, AuditEvent, ImportBatch, Lease, Project, Record, Role  # noqa: E402
 from curation.selectors_annotation import annotator_progress  # noqa: E402
@@ -74,6 +79,8 @@ from curation.services.imports import import_path  # noqa: E402
 from curation.services.projects import membership_grant, project_create  # noqa: E402
 from curation.services.queue import lease_next_record  # noqa: E402
 from curation.signals import annotation_saved  # noqa: E402
+from judging.models import Disagreement  # noqa: E402
+from judging.tasks import detect_record_disagreements  # noqa: E402
 
 SLUG = "bench-annotation"
 K = 2
@@ -107,8 +114,17 @@ def main() -> None:
     for run in range(1, args.runs + 1):
         queue_reset(project)
         page = time_labelling_page(project, run, args)
-        load = run_annotators(project, run, args)
+        worker = Worker() if args.listeners == "on" else None
+        try:
+            load = run_annotators(project, run, args)
+            if worker is not None:
+                load.update(worker.caught_up(load["labels"]))
+        finally:
+            if worker is not None:
+                worker.stop()
         check_queue(project)
+        if worker is not None:
+            check_disagreements(project)
         # Other work on the machine skews every figure: the load is reported with them.
         results.append({**page, **load, "load_1min": os.getloadavg()[0]})
         print(f"run {run}/{args.runs}: {json.dumps(results[-1])}", file=sys.stderr)
@@ -178,6 +194,7 @@ def queue_reset(project: Project) -> None:
     Annotation.objects.filter(project=project).delete()
     Lease.objects.filter(project=project).delete()
     AuditEvent.objects.filter(project=project, action__startswith="curation.annotation").delete()
+    Disagreement.objects.filter(project=project).delete()
     Record.objects.filter(project=project).filter(
         Q(annotation_count__gt=0) | Q(lease_count__gt=0)
     ).update(annotation_count=0, lease_count=0)
@@ -266,11 +283,16 @@ def annotate(job: tuple) -> tuple[list[tuple[float, float]], tuple[float, float]
     """
     project_id, username, labels, think_ms, via, listeners, barrier, seed = job
     allow_test_client()
+    project = Project.objects.get(pk=project_id)
     if listeners == "off":
         # The queue's own cost, without what other apps do when they hear of a label.
         annotation_saved.receivers.clear()
         annotation_saved.sender_receivers_cache.clear()
-    project = Project.objects.get(pk=project_id)
+    else:
+        # Connect to the broker as a web process does on its first label (a few hundred ms,
+        # once): a check of a record nobody has labelled, which finds nothing.
+        first = Record.objects.filter(project=project).order_by("id").first()
+        detect_record_disagreements.delay(project.pk, first.pk)
     user = get_user_model().objects.get(username=username)
     rng = random.Random(seed)
     risk_types = list(project.risk_types.all())
@@ -279,15 +301,15 @@ def annotate(job: tuple) -> tuple[list[tuple[float, float]], tuple[float, float]
         (backend,) = cursor.fetchone()
     barrier.wait()
     work = annotate_over_http if via == "http" else annotate_with_services
-    python_cpu, database_cpu = time.process_time(), backend_cpu(backend)
+    python_cpu, database_cpu = time.process_time(), process_cpu(backend)
     timings = work(project, user, labels, rng, risk_types, think_ms)
-    cpu = (time.process_time() - python_cpu, backend_cpu(backend) - database_cpu)
+    cpu = (time.process_time() - python_cpu, process_cpu(backend) - database_cpu)
     connection.close()
     return timings, cpu
 
 
-def backend_cpu(pid: int) -> float:
-    """CPU seconds used so far by a PostgreSQL backend on this machine (from /proc)."""
+def process_cpu(pid: int) -> float:
+    """CPU seconds used so far by a process of this machine (from /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     # utime and stime, the 14th and 15th fields of the line (the 12th and 13th after the name).
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -350,6 +372,69 @@ def annotate_over_http(project, user, labels, rng, risk_types, think_ms):
         assert response.status_code == 200, response.status_code
         page = response.content.decode()
     return timings
+
+
+class Worker:
+    """A Celery worker with one process, as a small deployment runs it: the judging app's
+    disagreement check runs there after every label, on the same two cores."""
+
+    def __init__(self) -> None:
+        self.app = config.celery.app
+        self.app.control.purge()
+        command = [sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency", "1"]
+        command += ["--loglevel", "WARNING", "--without-gossip", "--without-mingle"]
+        self.process = subprocess.Popen(command, cwd=ROOT)  # noqa: S603 (our own command line)
+        while not self.app.control.ping(timeout=0.5):
+            time.sleep(0.2)
+        self.cpu_at_start = self.cpu()
+
+    def cpu(self) -> float:
+        """CPU seconds of the worker's processes (its main one and its pool's)."""
+        pid = self.process.pid
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        return sum(process_cpu(int(child)) for child in [pid, *children])
+
+    def caught_up(self, labels: int) -> dict:
+        """Wait until the worker has done every check the labels asked for; how long that took
+        after the last label, and the worker's CPU time (Python) per label."""
+        started = time.perf_counter()
+        while True:
+            busy = self.app.control.inspect(timeout=0.5).active() or {}
+            if not self.waiting() and not any(busy.values()):
+                break
+            time.sleep(0.2)
+        return {
+            "worker_lag_s": time.perf_counter() - started,
+            "worker_cpu_ms": (self.cpu() - self.cpu_at_start) * 1000 / labels,
+        }
+
+    def waiting(self) -> int:
+        """Tasks in the broker's queue; Redis drops an empty queue's key, hence not found."""
+        with self.app.connection_or_acquire() as broker:
+            try:
+                return broker.default_channel.queue_declare("celery", passive=True).message_count
+            except broker.channel_errors:
+                return 0
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait()
+
+
+def check_disagreements(project: Project) -> None:
+    """Every record whose two annotators split has its disagreement flagged by the worker."""
+    split = (
+        Annotation.objects.filter(project=project)
+        .values("record_id")
+        .annotate(verdicts=Count("verdict", distinct=True))
+        .filter(verdicts__gt=1)
+        .count()
+    )
+    flagged = Disagreement.objects.filter(
+        project=project, kind=Disagreement.Kind.ANNOTATORS_SPLIT, state=Disagreement.State.OPEN
+    ).count()
+    if split != flagged:
+        sys.exit(f"Disagreements missed: {split} records split, {flagged} flagged")
 
 
 def check_queue(project: Project) -> None:
@@ -423,6 +508,12 @@ def report(project: Project, results: list[dict], args: argparse.Namespace) -> N
         f"CPU per label: {median('cpu_python_ms'):.1f} ms in Python, "
         f"{median('cpu_database_ms'):.1f} ms in PostgreSQL"
     )
+    if args.listeners == "on":
+        print(
+            f"disagreement check in the worker: {median('worker_cpu_ms'):.1f} ms of Python per "
+            f"label; done {median('worker_lag_s'):.1f} s after the last label; every split "
+            "record flagged (checked after every run)"
+        )
 
 
 if __name__ == "__main__":

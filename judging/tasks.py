@@ -9,6 +9,7 @@ from celery.signals import worker_ready
 from django.db import connection
 
 from judging.models import JudgeRun
+from judging.services.disagreements import detect_disagreements
 from judging.services.run_engine import judge_run_execute
 from judging.services.runs import judge_runs_recover
 
@@ -21,6 +22,12 @@ def run_judge(run_id: int) -> None:
         judge_run_execute(run_id=run_id)
     except JudgeRun.DoesNotExist:
         logger.warning("Judge run %s no longer exists; nothing to do", run_id)
+
+
+@shared_task
+def detect_record_disagreements(project_id: int, record_id: int) -> None:
+    """A label of the record was submitted or changed: look for disagreements on it again."""
+    detect_disagreements(project_id=project_id, record_ids=[record_id])
 
 
 @worker_ready.connect

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
 from curation.errors import Conflict
@@ -30,6 +30,8 @@ SCORE_FIELDS = ("safety_score", "helpfulness_score")
 # The foreign keys an annotation gets from rows the service has just read and locked: checking
 # that they exist would cost a query each for nothing.
 TRUSTED_KEYS = ["project", "record", "annotator", "guideline_version"]
+LEASE_FIELDS = [field.name for field in Lease._meta.concrete_fields]
+SUBMIT_RECORD_FIELDS = ["record__external_id", "record__source_format", "record__raw"]
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,13 @@ def annotation_submit(*, lease: Lease, actor: AbstractBaseUser, label: Label) ->
         lease = (
             Lease.objects.select_for_update(of=("self",))
             .select_related("project", "record")
+            # Of the record, what a label needs: its turns (read from the raw source) and its id.
+            .only(*LEASE_FIELDS, "project", *SUBMIT_RECORD_FIELDS)
+            # The guidelines the label is made under, in the same query.
+            .annotate(
+                guidelines_id=Subquery(_latest_guidelines.values("id")[:1]),
+                guidelines_number=Subquery(_latest_guidelines.values("number")[:1]),
+            )
             .get(pk=lease.pk)
         )
         if lease.annotator_id != actor.pk:
@@ -124,6 +133,12 @@ def annotation_submit(*, lease: Lease, actor: AbstractBaseUser, label: Label) ->
         "annotators took its places, or the project now asks for fewer labels per record. Your "
         "label was not saved; it is kept as a draft in case a place frees up."
     )
+
+
+# The project's newest guidelines, for a lease's query (see annotation_submit).
+_latest_guidelines = GuidelineVersion.objects.filter(project=OuterRef("project")).order_by(
+    "-number"
+)
 
 
 def _slot_for_label(lease: Lease) -> bool:
@@ -156,11 +171,16 @@ def _annotation_create(lease: Lease, actor: AbstractBaseUser, label: Label) -> A
     # Time with the record open, capped at the lease time: a tab left open overnight is not
     # a night's work.
     spent = min(timezone.now() - lease.opened_at, timedelta(minutes=project.lease_minutes))
+    guidelines = None
+    if lease.guidelines_id is not None:
+        guidelines = GuidelineVersion(
+            id=lease.guidelines_id, project=project, number=lease.guidelines_number
+        )
     annotation = Annotation(
         project=project,
         record=lease.record,
         annotator=actor,
-        guideline_version=latest_guideline_version(project),
+        guideline_version=guidelines,
         time_spent_ms=max(0, int(spent.total_seconds() * 1000)),
     )
     _apply(annotation, label)

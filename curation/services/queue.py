@@ -12,11 +12,12 @@ the counts in the same transaction, so they stay exact.
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import nullcontext
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.core.cache import cache
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, Exists, F, OuterRef, Value, When
 from django.utils import timezone
 
@@ -86,6 +87,10 @@ def lease_next_record(*, project: Project, annotator: AbstractBaseUser) -> Lease
     completion first (most slots taken), then in id order. Overdue leases are reclaimed first,
     in a transaction of their own: the claim then holds no lock while it may wait for one.
     """
+    if connection.vendor == "postgresql":
+        lease = _lease_next_in_one_statement(project, annotator)
+        if lease is not None:
+            return lease
     leases_reclaim(project=project)
     for _ in range(CLAIM_ATTEMPTS):
         try:
@@ -104,6 +109,82 @@ def lease_next_record(*, project: Project, annotator: AbstractBaseUser) -> Lease
             # at the same moment (a double click, two tabs): the next round sees the outcome.
             continue
     return None
+
+
+# The plain claim (the annotator holds no lease, no lease of the project is overdue) in one
+# statement, which PostgreSQL runs as a transaction of its own: the same steps as the claim below
+# (the next free record, locked, skipping those other claims hold; its slot taken; the lease
+# opened or the annotator's expired lease taken up again), in one round trip instead of seven.
+# It takes nothing when the claim is not plain, and the claim below then does the work.
+CLAIM_IN_ONE_STATEMENT = """
+WITH free AS (
+    SELECT record.id
+    FROM curation_record record
+    WHERE record.project_id = %(project)s
+      AND record.annotation_count + record.lease_count < %(overlap)s
+      AND NOT EXISTS (
+          SELECT 1 FROM curation_lease mine
+          WHERE mine.record_id = record.id AND mine.annotator_id = %(annotator)s
+            AND mine.state <> 'expired'
+      )
+      AND NOT EXISTS (
+          SELECT 1 FROM curation_lease live
+          WHERE live.project_id = %(project)s AND live.annotator_id = %(annotator)s
+            AND live.state = 'active'
+      )
+      AND NOT EXISTS (
+          SELECT 1 FROM curation_lease overdue
+          WHERE overdue.project_id = %(project)s AND overdue.state = 'active'
+            AND overdue.expires_at <= %(now)s
+      )
+    ORDER BY record.annotation_count + record.lease_count DESC, record.id
+    LIMIT 1
+    FOR UPDATE OF record SKIP LOCKED
+), taken AS (
+    UPDATE curation_record record SET lease_count = record.lease_count + 1
+    FROM free
+    WHERE record.id = free.id AND record.annotation_count + record.lease_count < %(overlap)s
+    RETURNING record.id
+)
+INSERT INTO curation_lease AS lease (
+    created_at, updated_at, project_id, record_id, annotator_id, state, expires_at,
+    skip_reason, draft, opened_at
+)
+SELECT %(now)s, %(now)s, %(project)s, taken.id, %(annotator)s, 'active', %(expires_at)s, '',
+    '{}', %(now)s
+FROM taken
+ON CONFLICT (record_id, annotator_id) DO UPDATE SET
+    -- Only an expired lease is taken up again (with its draft). Any other state means the
+    -- annotator changed it meanwhile: NULL breaks the NOT NULL constraint, which undoes the
+    -- whole statement, the slot taken included.
+    state = CASE WHEN lease.state = 'expired' THEN 'active' END,
+    expires_at = EXCLUDED.expires_at,
+    opened_at = EXCLUDED.opened_at,
+    updated_at = EXCLUDED.updated_at
+RETURNING lease.*
+"""
+
+
+def _lease_next_in_one_statement(project: Project, annotator: AbstractBaseUser) -> Lease | None:
+    """The plain claim in one statement (PostgreSQL); None when it is not plain, or when it
+    lost a race that the claim below sorts out."""
+    now = timezone.now()
+    params = {
+        "project": project.pk,
+        "annotator": annotator.pk,
+        "overlap": project.overlap,
+        "now": now,
+        "expires_at": now + timedelta(minutes=project.lease_minutes),
+    }
+    # Outside a transaction the statement is one of its own; inside one (a caller's atomic
+    # block), a savepoint keeps a statement that failed from breaking it.
+    guard = transaction.atomic() if connection.in_atomic_block else nullcontext()
+    try:
+        with guard:
+            leases = list(Lease.objects.raw(CLAIM_IN_ONE_STATEMENT, params))
+    except IntegrityError:
+        return None
+    return leases[0] if leases else None
 
 
 class _LeaseBusy(Exception):
