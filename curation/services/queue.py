@@ -11,6 +11,8 @@ the counts in the same transaction, so they stay exact.
 
 from __future__ import annotations
 
+import random
+import time
 from collections import Counter
 from contextlib import nullcontext
 from datetime import timedelta
@@ -34,6 +36,9 @@ TAKEN = F("annotation_count") + F("lease_count")
 RECLAIM_BATCH = 100
 # A claim that loses a race (another claim of the same annotator) starts over this many times.
 CLAIM_ATTEMPTS = 3
+# How long a claim keeps looking while every record left is locked by other claims, which hold
+# such a lock for milliseconds; it then finds nothing left.
+ALL_LOCKED_SECONDS = 2.0
 SKIP_REASON_MAX_LENGTH = 500
 
 
@@ -92,7 +97,9 @@ def lease_next_record(*, project: Project, annotator: AbstractBaseUser) -> Lease
         if lease is not None:
             return lease
     leases_reclaim(project=project)
-    for _ in range(CLAIM_ATTEMPTS):
+    races_lost = 0
+    all_locked_until = time.monotonic() + ALL_LOCKED_SECONDS
+    while races_lost < CLAIM_ATTEMPTS:
         try:
             with transaction.atomic():
                 lease = _live_lease(project, annotator)
@@ -104,18 +111,26 @@ def lease_next_record(*, project: Project, annotator: AbstractBaseUser) -> Lease
                 record_id, revive = free
                 if _take_slot(record_id, project.overlap):
                     return _lease_open(project, record_id, annotator, revive=revive)
+        except _AllLocked:
+            # Other claims are taking the records left this instant: whether one stays free
+            # shows once they commit, a few milliseconds from now.
+            if time.monotonic() > all_locked_until:
+                return None
+            time.sleep(random.uniform(0.002, 0.01))  # noqa: S311 (a pause, not a secret)
         except (IntegrityError, _LeaseBusy):
             # The same annotator claimed, or labelled their expired lease, in another request
             # at the same moment (a double click, two tabs): the next round sees the outcome.
-            continue
+            races_lost += 1
     return None
 
 
-# The plain claim (the annotator holds no lease, no lease of the project is overdue) in one
-# statement, which PostgreSQL runs as a transaction of its own: the same steps as the claim below
-# (the next free record, locked, skipping those other claims hold; its slot taken; the lease
-# opened or the annotator's expired lease taken up again), in one round trip instead of seven.
-# It takes nothing when the claim is not plain, and the claim below then does the work.
+# The plain claim in one statement, which PostgreSQL runs as a transaction of its own: the same
+# steps as the claim below (the next free record, locked, skipping those other claims hold; its
+# slot taken; a lease opened), in one round trip instead of seven. It is plain when the annotator
+# holds no live lease, no lease of the project is overdue, and the next record is new to the
+# annotator; otherwise it takes nothing, and the claim below does the work. In particular it
+# never takes up an expired lease: that lease may be locked by a submit waiting for the record,
+# which this statement holds (the claim below takes it up without waiting).
 CLAIM_IN_ONE_STATEMENT = """
 WITH free AS (
     SELECT record.id
@@ -144,30 +159,27 @@ WITH free AS (
     UPDATE curation_record record SET lease_count = record.lease_count + 1
     FROM free
     WHERE record.id = free.id AND record.annotation_count + record.lease_count < %(overlap)s
+      AND NOT EXISTS (
+          SELECT 1 FROM curation_lease expired
+          WHERE expired.record_id = free.id AND expired.annotator_id = %(annotator)s
+      )
     RETURNING record.id
 )
-INSERT INTO curation_lease AS lease (
+INSERT INTO curation_lease (
     created_at, updated_at, project_id, record_id, annotator_id, state, expires_at,
     skip_reason, draft, opened_at
 )
 SELECT %(now)s, %(now)s, %(project)s, taken.id, %(annotator)s, 'active', %(expires_at)s, '',
     '{}', %(now)s
 FROM taken
-ON CONFLICT (record_id, annotator_id) DO UPDATE SET
-    -- Only an expired lease is taken up again (with its draft). Any other state means the
-    -- annotator changed it meanwhile: NULL breaks the NOT NULL constraint, which undoes the
-    -- whole statement, the slot taken included.
-    state = CASE WHEN lease.state = 'expired' THEN 'active' END,
-    expires_at = EXCLUDED.expires_at,
-    opened_at = EXCLUDED.opened_at,
-    updated_at = EXCLUDED.updated_at
-RETURNING lease.*
+RETURNING *
 """
 
 
 def _lease_next_in_one_statement(project: Project, annotator: AbstractBaseUser) -> Lease | None:
     """The plain claim in one statement (PostgreSQL); None when it is not plain, or when it
-    lost a race that the claim below sorts out."""
+    lost a race that the claim below sorts out (the same annotator claiming twice at once, which
+    the lease table's unique constraints refuse)."""
     now = timezone.now()
     params = {
         "project": project.pk,
@@ -185,6 +197,10 @@ def _lease_next_in_one_statement(project: Project, annotator: AbstractBaseUser) 
     except IntegrityError:
         return None
     return leases[0] if leases else None
+
+
+class _AllLocked(Exception):
+    """Every record left for the annotator is locked by another claim at this instant."""
 
 
 class _LeaseBusy(Exception):
@@ -212,8 +228,10 @@ def _free_record(project: Project, annotator: AbstractBaseUser) -> tuple[int, bo
     whether the annotator holds an expired lease on it.
 
     Records that other claims hold locked are skipped, so that concurrent claims spread over
-    different records instead of queueing for the first one. Only when every candidate is
-    locked does the claim wait, to learn whether one is left once the others are done.
+    different records instead of queueing for the first one. When every candidate is locked,
+    _AllLocked has the claim look again after a pause, rather than wait for a lock here: this
+    transaction may hold a lock already (of a lease it expired), and waiting while holding one
+    can close a cycle with other claims, submits and reclaims.
     """
     mine = Lease.objects.filter(record=OuterRef("pk"), annotator=annotator)
     candidates = (
@@ -226,8 +244,8 @@ def _free_record(project: Project, annotator: AbstractBaseUser) -> tuple[int, bo
         .values_list("id", "revive")
     )
     free = candidates.select_for_update(skip_locked=True).first()
-    if free is None:
-        free = candidates.select_for_update().first()
+    if free is None and candidates.exists():
+        raise _AllLocked
     return free
 
 
