@@ -381,8 +381,9 @@ class Worker:
     def __init__(self) -> None:
         self.app = config.celery.app
         self.app.control.purge()
-        command = [sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency", "1"]
-        command += ["--loglevel", "WARNING", "--without-gossip", "--without-mingle"]
+        command = [sys.executable, "-m", "celery", "--quiet", "-A", "config", "worker"]
+        command += ["--concurrency", "1", "--loglevel", "WARNING"]
+        command += ["--without-gossip", "--without-mingle"]
         self.process = subprocess.Popen(command, cwd=ROOT)  # noqa: S603 (our own command line)
         while not self.app.control.ping(timeout=0.5):
             time.sleep(0.2)
