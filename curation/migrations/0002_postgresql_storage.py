@@ -2,8 +2,9 @@
 the foreign key that ties a record's scenario and category together.
 
 The search filters `text LIKE '%term%'` on lower-cased text; without this index that is a scan
-of every record's text. Records' raw JSON is most of what an import writes, and lz4 compresses it
-several times faster than PostgreSQL's default (pglz), where the server was built with it.
+of every record's text (0004 moves the index to the text's word pairs). Records' raw JSON is
+most of what an import writes, and lz4 compresses it several times faster than PostgreSQL's
+default (pglz), where the server was built with it.
 One composite foreign key checks that a record's scenario exists and belongs to its category,
 where two would check each exists, at twice the cost for every imported row. SQLite (the embedded setup) has neither and holds small data.
 """

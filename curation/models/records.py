@@ -222,6 +222,10 @@ class RecordSearchText(models.Model):
         "curation.Project", on_delete=models.CASCADE, related_name="+", db_index=False
     )
     text = models.TextField()
+    # The text's words two by two, each pair written as one, space-separated (see
+    # importers.records.word_pairs_of). On PostgreSQL a trigram index on this column (migration
+    # 0004, in SQL) serves the record list's text search, which then checks `text` itself.
+    word_pairs = models.TextField()
 
     class Meta:
         indexes = [

@@ -1,7 +1,8 @@
-"""The record list's text search: each record's text, lower-cased, in a table of its own.
+"""The record list's text search: each record's text, lower-cased, and its word pairs (which
+the trigram index is on, see selectors._text_matches) in a table of their own.
 
 Filled after an import commits rather than by the import: keeping a trigram index of every
-record's text up to date costs several times more than the rest of an import (see
+record's words up to date costs several times more than the rest of an import (see
 docs/benchmarks.md), and records can be browsed and labelled while their text is indexed.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from curation.importers.records import search_text_of
+from curation.importers.records import search_text_of, word_pairs_of
 from curation.models import ImportBatch, Record, RecordSearchText
 
 # Records indexed per transaction: short transactions, so pages and imports never wait long.
@@ -44,21 +45,17 @@ def search_index_update(*, project_id: int) -> int:
 def _index(project_id: int, records: list[Record]) -> None:
     with transaction.atomic():
         RecordSearchText.objects.bulk_create(
-            (
-                RecordSearchText(
-                    record=record,
-                    project_id=project_id,
-                    text=search_text_of(
-                        external_id=record.external_id,
-                        profile=record.profile,
-                        goal=record.goal,
-                        turns=record.turns,
-                    ),
-                )
-                for record in records
-            ),
-            ignore_conflicts=True,
+            (_search_text(project_id, record) for record in records), ignore_conflicts=True
         )
+
+
+def _search_text(project_id: int, record: Record) -> RecordSearchText:
+    text = search_text_of(
+        external_id=record.external_id, profile=record.profile, goal=record.goal, turns=record.turns
+    )
+    return RecordSearchText(
+        record=record, project_id=project_id, text=text, word_pairs=word_pairs_of(text)
+    )
 
 
 def _mark_batches_searchable(project_id: int) -> bool:
