@@ -89,8 +89,9 @@ def lease_next_record(*, project: Project, annotator: AbstractBaseUser) -> Lease
     no record is left for them.
 
     The next record is one they have not labelled or skipped, with a free slot, closest to
-    completion first (most slots taken), then in id order. Overdue leases are reclaimed first,
-    in a transaction of their own: the claim then holds no lock while it may wait for one.
+    completion first (most slots taken), then in id order. On PostgreSQL the common case is one
+    statement (CLAIM_IN_ONE_STATEMENT). Otherwise overdue leases are reclaimed first, in a
+    transaction of their own, and the claim follows in one transaction.
     """
     if connection.vendor == "postgresql":
         lease = _lease_next_in_one_statement(project, annotator)
