@@ -63,7 +63,7 @@ def create_text_index(apps, schema_editor):
 def keep_word_pairs_inline(apps, schema_editor):
     """Every candidate the index offers has its word pairs read back and matched, so they stay in
     the row (storage MAIN), and in lz4 where the server has it, which decompresses faster: the
-    text then goes out of line, read only for the few candidates whose pairs match. "door open"
+    text then goes out of line, read only for the candidates whose pairs match. "door open"
     took 33 ms instead of 63 ms this way over 100,000 records (see docs/benchmarks.md)."""
     if schema_editor.connection.vendor != "postgresql":
         return

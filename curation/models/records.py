@@ -222,9 +222,9 @@ class RecordSearchText(models.Model):
         "curation.Project", on_delete=models.CASCADE, related_name="+", db_index=False
     )
     text = models.TextField()
-    # The text's words two by two, each pair written as one, space-separated (see
-    # importers.records.word_pairs_of). On PostgreSQL a trigram index on this column (migration
-    # 0004, in SQL) serves the record list's text search, which then checks `text` itself.
+    # The text's words two by two, each pair written as one (importers.records.word_pairs_of).
+    # On PostgreSQL, migration 0004 puts the trigram index of the record list's text search on it
+    # (selectors._text_matches, which then checks `text` itself) and keeps it in the row.
     word_pairs = models.TextField()
 
     class Meta:
