@@ -14,7 +14,7 @@ import zipfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import orjson
 import pyarrow as pa
@@ -242,7 +242,35 @@ class Background:
             pending.result()
 
 
-class RJudgeZip:
+class BackgroundSink:
+    """A file written with the help of a Background thread, as a context manager. On a clean
+    exit the part still in hand is written and awaited; after an error the file is abandoned
+    (the build fails) and nothing more is written. Either way the thread is freed and the file
+    closed."""
+
+    background: Background
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
+        try:
+            if exc_type is None:
+                self._write_rest()
+        finally:
+            try:
+                self.background.finish()
+            finally:
+                self._close()
+
+    def _write_rest(self) -> None:
+        raise NotImplementedError
+
+    def _close(self) -> None:
+        raise NotImplementedError
+
+
+class RJudgeZip(BackgroundSink):
     """The R-Judge layout, `data/<Category>/<scenario>.json`, streamed into a zip.
 
     Records arrive grouped by their source file, and each file is written as a JSON list, one
@@ -268,19 +296,11 @@ class RJudgeZip:
         self.size = 0
         self.first = True
 
-    def __enter__(self) -> RJudgeZip:
-        return self
+    def _write_rest(self) -> None:
+        self._end_file()
 
-    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
-        # After an error the file is abandoned (the build fails): finish nothing, free all.
-        try:
-            if exc_type is None:
-                self._end_file()
-        finally:
-            try:
-                self.background.finish()
-            finally:
-                self.archive.close()
+    def _close(self) -> None:
+        self.archive.close()
 
     def add(self, row: dict[str, Any]) -> None:
         if row["record__source_format"] != SourceFormat.RJUDGE:
@@ -334,7 +354,7 @@ class RJudgeZip:
         self.entry = None
 
 
-class ParquetSink:
+class ParquetSink(BackgroundSink):
     """JSONL lines turned into Parquet by Arrow's own JSON reader, a few megabytes at a time:
     in C++ (several times faster than building the rows in Python) and in bounded memory
     (Arrow's streaming JSON reader reads ahead without bound)."""
@@ -349,18 +369,11 @@ class ParquetSink:
         self.lines: list[bytes] = []
         self.size = self.longest = 0
 
-    def __enter__(self) -> ParquetSink:
-        return self
+    def _write_rest(self) -> None:
+        self._flush()
 
-    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
-        try:
-            if exc_type is None:
-                self._flush()
-        finally:
-            try:
-                self.background.finish()
-            finally:
-                self.writer.close()
+    def _close(self) -> None:
+        self.writer.close()
 
     def add(self, line: bytes) -> None:
         self.lines.append(line)

@@ -162,7 +162,7 @@ def _annotation_create(lease: Lease, actor: AbstractBaseUser, label: Label) -> A
         guideline_version=lease.guidelines,
         time_spent_ms=max(0, int(spent.total_seconds() * 1000)),
     )
-    _apply(annotation, label, save=False)
+    _apply(annotation, label)
     _annotation_insert(annotation, label.risk_types)
     lease.state = Lease.State.SUBMITTED
     lease.updated_at = annotation.created_at
@@ -210,6 +210,7 @@ def annotation_update(
         current.version += 1
         current.guideline_version = latest_guideline_version(current.project)
         _apply(current, label)
+        current.save()
         current.risk_types.set(label.risk_types)
         audit_log(
             actor=actor,
@@ -251,7 +252,8 @@ def _check(project: Project, record: Record, label: Label) -> None:
         raise ValidationError(errors)
 
 
-def _apply(annotation: Annotation, label: Label, *, save: bool = True) -> None:
+def _apply(annotation: Annotation, label: Label) -> None:
+    """Set the label on the annotation and check it; the caller saves it."""
     annotation.verdict = label.verdict
     annotation.risk_description = label.risk_description.strip()
     annotation.safety_score = label.safety_score
@@ -260,8 +262,6 @@ def _apply(annotation: Annotation, label: Label, *, save: bool = True) -> None:
     # Uniqueness and the score checks are the database's to enforce (label_errors has checked
     # the scores already); the foreign keys come from locked rows.
     annotation.full_clean(exclude=TRUSTED_KEYS, validate_unique=False, validate_constraints=False)
-    if save:
-        annotation.save()
 
 
 def _announce(annotation: Annotation, *, created: bool) -> None:
