@@ -18,7 +18,7 @@ zero), then:
    steps. `service` times the calls to lease_next_record and annotation_submit (the server-side
    work); `http` times the labelling page's htmx "submit and next" request through the whole
    Django stack (submit, claim the next record, render it). A Celery worker (one process)
-   runs meanwhile and takes the disagreement checks that every label asks of the judging app,
+   runs meanwhile and checks the records that labels mark for the judging app, a second's at a time,
    as in production. With --listeners off, the receivers of `annotation_saved` are
    disconnected and no worker runs, to time the queue's own work.
 3. The queue is checked: no record has more than k labels, no annotator has labelled a record
@@ -79,8 +79,8 @@ from curation.services.imports import import_path  # noqa: E402
 from curation.services.projects import membership_grant, project_create  # noqa: E402
 from curation.services.queue import lease_next_record  # noqa: E402
 from curation.signals import annotation_saved  # noqa: E402
-from judging.models import Disagreement  # noqa: E402
-from judging.tasks import detect_record_disagreements  # noqa: E402
+from judging.models import Disagreement, PendingCheck  # noqa: E402
+from judging.tasks import check_pending_records  # noqa: E402
 
 SLUG = "bench-annotation"
 K = 2
@@ -118,7 +118,7 @@ def main() -> None:
         try:
             load = run_annotators(project, run, args)
             if worker is not None:
-                load.update(worker.caught_up(load["labels"]))
+                load.update(worker.caught_up(project, load["labels"]))
         finally:
             if worker is not None:
                 worker.stop()
@@ -195,6 +195,7 @@ def queue_reset(project: Project) -> None:
     Lease.objects.filter(project=project).delete()
     AuditEvent.objects.filter(project=project, action__startswith="curation.annotation").delete()
     Disagreement.objects.filter(project=project).delete()
+    PendingCheck.objects.filter(project=project).delete()
     Record.objects.filter(project=project).filter(
         Q(annotation_count__gt=0) | Q(lease_count__gt=0)
     ).update(annotation_count=0, lease_count=0)
@@ -290,9 +291,8 @@ def annotate(job: tuple) -> tuple[list[tuple[float, float]], tuple[float, float]
         annotation_saved.sender_receivers_cache.clear()
     else:
         # Connect to the broker as a web process does on its first label (a few hundred ms,
-        # once): a check of a record nobody has labelled, which finds nothing.
-        first = Record.objects.filter(project=project).order_by("id").first()
-        detect_record_disagreements.delay(project.pk, first.pk)
+        # once): a check of the project's pending records, which finds none.
+        check_pending_records.delay(project.pk)
     user = get_user_model().objects.get(username=username)
     rng = random.Random(seed)
     risk_types = list(project.risk_types.all())
@@ -376,7 +376,7 @@ def annotate_over_http(project, user, labels, rng, risk_types, think_ms):
 
 class Worker:
     """A Celery worker with one process, as a small deployment runs it: the judging app's
-    disagreement check runs there after every label, on the same two cores."""
+    disagreement check of the records labelled runs there, every second, on the same two cores."""
 
     def __init__(self) -> None:
         self.app = config.celery.app
@@ -395,13 +395,15 @@ class Worker:
         children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
         return sum(process_cpu(int(child)) for child in [pid, *children])
 
-    def caught_up(self, labels: int) -> dict:
-        """Wait until the worker has done every check the labels asked for; how long that took
+    def caught_up(self, project: Project, labels: int) -> dict:
+        """Wait until the worker has checked every record the labels marked; how long that took
         after the last label, and the worker's CPU time (Python) per label."""
         started = time.perf_counter()
         while True:
-            busy = self.app.control.inspect(timeout=0.5).active() or {}
-            if not self.waiting() and not any(busy.values()):
+            inspect = self.app.control.inspect(timeout=0.5)
+            busy = [*(inspect.active() or {}).values(), *(inspect.scheduled() or {}).values()]
+            marked = PendingCheck.objects.filter(project=project).exists()
+            if not marked and not self.waiting() and not any(busy):
                 break
             time.sleep(0.2)
         return {

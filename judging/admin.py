@@ -2,7 +2,15 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from judging.models import Adjudication, Disagreement, Judge, JudgeRun, PromptTemplate, Verdict
+from judging.models import (
+    Adjudication,
+    Disagreement,
+    Judge,
+    JudgeRun,
+    PendingCheck,
+    PromptTemplate,
+    Verdict,
+)
 
 
 @admin.register(PromptTemplate)
@@ -57,3 +65,19 @@ class AdjudicationAdmin(admin.ModelAdmin):
     list_filter = ["label", "project"]
     list_select_related = ["record", "reviewer", "project"]
     raw_id_fields = ["record", "reviewer"]
+
+
+@admin.register(PendingCheck)
+class PendingCheckAdmin(admin.ModelAdmin):
+    """Records waiting for a worker's disagreement check: a long list means no worker runs."""
+
+    list_display = ["record", "project", "marked_at"]
+    list_filter = ["project"]
+    list_select_related = ["record", "project"]
+
+    # Written by labels and cleared by the check; nothing to edit by hand.
+    def has_add_permission(self, request: object) -> bool:
+        return False
+
+    def has_change_permission(self, request: object, obj: object = None) -> bool:
+        return False

@@ -315,3 +315,23 @@ class Adjudication(models.Model):
 
     def __str__(self) -> str:
         return f"{self.label} for {self.record_id} by {self.reviewer}"
+
+
+class PendingCheck(models.Model):
+    """A record whose labels changed since detection last looked at it.
+
+    Written in the transaction of the label that changed, so that no change goes unchecked,
+    even when the broker is down as it commits; a worker takes a project's pending records a
+    batch at a time (`judging.tasks.check_pending_records`).
+    """
+
+    record = models.OneToOneField(
+        "curation.Record", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    project = models.ForeignKey("curation.Project", on_delete=models.CASCADE, related_name="+")
+    # When a label last marked it: a mark made while a worker takes the record's mark waits
+    # for it, instead of being lost (see `judging.receivers.detect_on_label`).
+    marked_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"check of {self.record_id} pending since {self.marked_at:%Y-%m-%d %H:%M:%S}"

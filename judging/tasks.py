@@ -6,10 +6,11 @@ import logging
 
 from celery import shared_task
 from celery.signals import worker_ready
+from django.core.cache import cache
 from django.db import connection
 
-from judging.models import JudgeRun
-from judging.services.disagreements import detect_disagreements
+from judging.models import JudgeRun, PendingCheck
+from judging.services.disagreements import detect_pending
 from judging.services.run_engine import judge_run_execute
 from judging.services.runs import judge_runs_recover
 
@@ -24,18 +25,50 @@ def run_judge(run_id: int) -> None:
         logger.warning("Judge run %s no longer exists; nothing to do", run_id)
 
 
+# How long labels gather before a worker checks their records: one task for all the labels of
+# a second, instead of a task per label (see docs/benchmarks.md, Annotation).
+CHECK_DELAY_SECONDS = 1
+# A check due that never ran (its publication failed after the mark) gives way after this, so
+# that the next label schedules another.
+CHECK_DUE_SECONDS = 300
+
+
+def _check_due_key(project_id: int) -> str:
+    return f"judging:check-due:{project_id}"
+
+
+def check_pending_records_soon(project_id: int) -> None:
+    """Have a worker check the project's pending records in a moment, unless a check is due
+    already: that one takes every record marked before it starts."""
+    key = _check_due_key(project_id)
+    if not cache.add(key, True, timeout=CHECK_DUE_SECONDS):
+        return
+    try:
+        check_pending_records.apply_async((project_id,), countdown=CHECK_DELAY_SECONDS)
+    except Exception:
+        cache.delete(key)
+        raise
+
+
 @shared_task
-def detect_record_disagreements(project_id: int, record_id: int) -> None:
-    """A label of the record was submitted or changed: look for disagreements on it again."""
-    detect_disagreements(project_id=project_id, record_ids=[record_id])
+def check_pending_records(project_id: int) -> None:
+    """Look for disagreements on the project's records whose labels changed since the last
+    check."""
+    # First: a label that commits after this check has taken the marks then finds no check
+    # due, and schedules the next one.
+    cache.delete(_check_due_key(project_id))
+    detect_pending(project_id=project_id)
 
 
 @worker_ready.connect
-def recover_judge_runs(**kwargs: object) -> None:
-    """A worker that starts takes up the runs a dead worker left (see judge_runs_recover)."""
+def recover(**kwargs: object) -> None:
+    """A worker that starts takes up the runs a dead worker left (see judge_runs_recover), and
+    the records left unchecked while no check could be scheduled (the broker down, say)."""
     recovered = judge_runs_recover()
     if recovered:
         logger.info("Checking that judge runs %s still have a live worker", recovered)
+    for project_id in PendingCheck.objects.values_list("project_id", flat=True).distinct():
+        check_pending_records.delay(project_id)
     # This runs in the worker's parent process: pool processes it forks later must not share
     # its database connection.
     connection.close()

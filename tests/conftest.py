@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
 from django.test import Client
 
 from curation.models import Project, Role
@@ -87,7 +88,10 @@ def celery_worker(transactional_db: None) -> Iterator[None]:
 
     from config.celery import app
 
-    # Tasks left in the queue by an interrupted run would name rows that do not exist.
+    # Tasks left in the queue by an interrupted run would name rows that do not exist, and a
+    # check that an earlier run left due (in the cache) would keep a project of the same id
+    # from scheduling its own.
     app.control.purge()
+    cache.clear()
     with start_worker(app, perform_ping_check=False, loglevel="WARNING"):
         yield

@@ -1,7 +1,7 @@
 """Labels: submitted from a lease, edited by their annotator with an optimistic lock.
 
-Every label created or changed writes an audit event (before / after) and, once committed, sends
-`curation.signals.annotation_saved`, which the judging app listens to.
+Every label created or changed writes an audit event (before / after) and sends
+`curation.signals.annotation_saved`, which the judging app listens to, in its transaction.
 """
 
 from __future__ import annotations
@@ -265,11 +265,8 @@ def _apply(annotation: Annotation, label: Label) -> None:
 
 
 def _announce(annotation: Annotation, *, created: bool) -> None:
-    transaction.on_commit(
-        lambda: annotation_saved.send_robust(
-            sender=Annotation, annotation=annotation, created=created
-        )
-    )
+    # In the label's transaction (see curation.signals).
+    annotation_saved.send(sender=Annotation, annotation=annotation, created=created)
 
 
 # A submit is the annotators' most frequent request. Its reads and writes are plain SQL, in the

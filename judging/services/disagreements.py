@@ -25,7 +25,7 @@ from django.utils import timezone
 from curation.models import Project, Record
 from judging import metrics, selectors
 from judging.arrays import InArray, code_of, fetch_rows, int_matrix
-from judging.models import Disagreement, JudgeRun
+from judging.models import Disagreement, JudgeRun, PendingCheck
 
 Kind = Disagreement.Kind
 State = Disagreement.State
@@ -65,6 +65,36 @@ def detect_disagreements(*, project_id: int, record_ids: list[int]) -> None:
         with transaction.atomic():
             lock_project_for_detection(project_id)
             _detect(project_id, ids[start : start + CHUNK])
+
+
+def detect_pending(*, project_id: int) -> int:
+    """Check the project's records whose labels changed since they were last checked (see
+    `PendingCheck`); how many were checked.
+
+    Each batch's marks are taken in the transaction that checks the batch: a check that fails
+    leaves them for the next one.
+    """
+    checked = 0
+    while True:
+        with transaction.atomic():
+            lock_project_for_detection(project_id)
+            record_ids = _take_pending(project_id)
+            if not record_ids:
+                return checked
+            _detect(project_id, record_ids)
+        checked += len(record_ids)
+
+
+def _take_pending(project_id: int) -> list[int]:
+    """Remove up to CHUNK of the project's pending marks; their records."""
+    pending = PendingCheck.objects.filter(project_id=project_id)
+    record_ids = sorted(pending.values_list("record_id", flat=True)[:CHUNK])
+    if not record_ids:
+        return []
+    # A label marking one of these records meanwhile waits for this transaction, then marks
+    # it again (see judging.receivers.detect_on_label).
+    PendingCheck.objects.filter(InArray(F("record_id"), record_ids)).delete()
+    return record_ids
 
 
 def lock_project_for_detection(project_id: int) -> None:

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import connection
 from django.utils import timezone
 
 from curation.errors import Conflict
@@ -64,25 +65,26 @@ def test_time_spent_is_capped_at_the_lease_time(cast: Cast) -> None:
     assert annotation.time_spent_ms == cast.project.lease_minutes * 60 * 1000
 
 
-def test_it_writes_an_audit_event_and_announces_the_label_after_commit(
-    cast: Cast, django_capture_on_commit_callbacks
+def test_it_writes_an_audit_event_and_announces_the_label_in_its_transaction(
+    cast: Cast, transactional_db: None
 ) -> None:
+    # Without the test's own transaction around it, so that the one seen is the label's.
     make_records(cast.project, 1)
     heard = []
 
     def receiver(sender, annotation, created, **kwargs) -> None:
-        heard.append((annotation.pk, created))
+        # What receivers write commits with the label: they hear of it inside its transaction.
+        heard.append((annotation.pk, created, connection.in_atomic_block))
 
     annotation_saved.connect(receiver)
     try:
-        with django_capture_on_commit_callbacks(execute=True):
-            annotation = annotation_submit(
-                lease=claim(cast), actor=cast.annotator, label=Label("unsure")
-            )
+        annotation = annotation_submit(
+            lease=claim(cast), actor=cast.annotator, label=Label("unsure")
+        )
     finally:
         annotation_saved.disconnect(receiver)
 
-    assert heard == [(annotation.pk, True)]
+    assert heard == [(annotation.pk, True, True)]
     event = AuditEvent.objects.get(action="curation.annotation.created")
     assert event.actor == cast.annotator
     assert event.object_id == str(annotation.pk)

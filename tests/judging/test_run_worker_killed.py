@@ -6,14 +6,12 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from config.celery import app
 from curation.services.projects import project_create
 from judging.models import JudgeRun, Verdict
 from judging.services.runs import judge_run_create
@@ -26,62 +24,11 @@ RECORDS = 200
 KEY_VARIABLE = "STUDIO_WORKER_TEST_API_KEY"
 KEY = "sk-worker-test-0a1b2c3d4e5f-never-logged"
 TIMEOUT = 120
-
-
-@pytest.fixture
-def start_worker(settings, tmp_path: Path) -> Iterator[Callable[[str], subprocess.Popen]]:
-    """Start `celery worker` processes on the suite's Redis and test database."""
-    database = settings.DATABASES["default"]
-    env = {
-        **os.environ,
-        "DATABASE_URL": (
-            f"postgres://{database['USER']}:{database['PASSWORD'] or ''}"
-            f"@{database['HOST']}:{database['PORT']}/{database['NAME']}"
-        ),
-        # A killed worker's run is taken up two seconds after its last heartbeat.
-        "JUDGE_RUN_STALE_SECONDS": "2",
-        KEY_VARIABLE: KEY,
-    }
-    processes: list[subprocess.Popen] = []
-
-    def start(name: str) -> subprocess.Popen:
-        with (tmp_path / f"{name}.log").open("w") as log:
-            process = subprocess.Popen(  # noqa: S603 (this interpreter, fixed arguments)
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "config",
-                    "worker",
-                    "--pool=solo",
-                    "--loglevel=INFO",
-                    "--without-gossip",
-                    "--without-mingle",
-                    "--without-heartbeat",
-                    f"--hostname={name}@%h",
-                ],
-                cwd=ROOT,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                # Its own process group, so that a kill takes every process it started.
-                start_new_session=True,
-            )
-        processes.append(process)
-        return process
-
-    # Jobs left in the suite's queue by earlier tests are not this test's business.
-    app.control.purge()
-    yield start
-    for process in processes:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+WORKER_ENV = {
+    # A killed worker's run is taken up two seconds after its last heartbeat.
+    "JUDGE_RUN_STALE_SECONDS": "2",
+    KEY_VARIABLE: KEY,
+}
 
 
 def wait_for(condition: Callable[[], bool], what: str, process: subprocess.Popen) -> None:
@@ -112,7 +59,7 @@ def test_a_run_survives_its_worker_being_killed(start_worker, tmp_path: Path) ->
             concurrency=4,
             timeout_seconds=10,
         )
-        first = start_worker("first")
+        first = start_worker("first", env=WORKER_ENV)
         run = judge_run_create(actor=manager, project=project, judge=judge)
         verdicts = Verdict.objects.filter(run=run)
 
@@ -124,7 +71,7 @@ def test_a_run_survives_its_worker_being_killed(start_worker, tmp_path: Path) ->
         assert run.state == JudgeRun.State.RUNNING
         assert judged_before < RECORDS
 
-        second = start_worker("second")
+        second = start_worker("second", env=WORKER_ENV)
         wait_for(
             lambda: JudgeRun.objects.get(pk=run.pk).state == JudgeRun.State.SUCCEEDED,
             "the run to finish",
