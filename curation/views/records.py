@@ -5,9 +5,10 @@ from __future__ import annotations
 from django import forms
 from django.core.paginator import Paginator
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.utils.functional import cached_property
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
@@ -20,6 +21,10 @@ from curation.models import Project, Record, Scenario
 from curation.selectors import record_search, records_not_yet_searchable
 
 PAGE_SIZE = 50
+# What the list shows of each record, besides its category and scenario.
+LIST_COLUMNS = ("id", "external_id", "gold_label", "attack_type", "preview")
+# The first user message is kept cut at import (200 characters); the list shows less.
+PREVIEW_CHARS = 120
 
 
 class RecordPaginator(Paginator):
@@ -73,7 +78,7 @@ def record_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
         "access": access,
         "form": form,
         "page": page,
-        "records": _list_rows(page.object_list),
+        "records": _list_rows(access.project, page.object_list),
         "not_yet_searchable": records_not_yet_searchable(access.project) if searching else 0,
     }
     # A history restore asks for the whole page, though it comes from htmx too.
@@ -157,23 +162,28 @@ def _attack_types(project: Project) -> list[str]:
         return [attack_type for (attack_type,) in cursor.fetchall()]
 
 
-def _list_rows(page_ids: QuerySet[Record]) -> QuerySet[Record]:
+def _list_rows(project: Project, page_ids: QuerySet[Record]) -> list[dict[str, object]]:
     """The rows of one page, with only the columns the list shows.
 
     They are fetched by the ids of the page rather than with OFFSET on the full query, because
     PostgreSQL computes the selected columns of every row that an OFFSET skips: deep pages would
-    read tens of thousands of records to throw them away.
+    read tens of thousands of records to throw them away. And they are read as values, with
+    their links and shortened previews made here: model instances for each record, its category
+    and scenario, a link reversed per row and Django's `truncatechars` took 12 of a page's 70 ms.
     """
-    return (
+    rows = (
         Record.objects.filter(pk__in=page_ids)
-        .select_related("category", "scenario")
-        .only(
-            "external_id",
-            "attack_type",
-            "gold_label",
-            "preview",
-            "category__name",
-            "scenario__name",
-        )
         .order_by("id")
+        .values(*LIST_COLUMNS, category_name=F("category__name"), scenario_name=F("scenario__name"))
     )
+    # Record pages live under the list's URL (curation/urls.py).
+    records_url = reverse("curation:record_list", args=[project.slug])
+    for row in rows:
+        row["url"] = f"{records_url}{row['id']}/"
+        row["preview"] = _shortened(row["preview"], PREVIEW_CHARS)
+    return list(rows)
+
+
+def _shortened(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, an ellipsis last, as `truncatechars` cuts it."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -40,7 +40,7 @@ def make_record(
 
 
 def listed(response) -> list[str]:
-    return [record.external_id for record in response.context["records"]]
+    return [record["external_id"] for record in response.context["records"]]
 
 
 @pytest.fixture

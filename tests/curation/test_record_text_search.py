@@ -19,7 +19,7 @@ def found(cast: Cast, query: str) -> list[str]:
     """The records the record list shows for the query, as a reviewer sees them."""
     url = reverse("curation:record_list", args=[cast.project.slug])
     response = cast.client_for("reviewer").get(url, {"q": query})
-    return [record.external_id for record in response.context["records"]]
+    return [record["external_id"] for record in response.context["records"]]
 
 
 def test_a_phrase_is_found_wherever_its_characters_follow_each_other(cast: Cast) -> None:
