@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from django.db import connection
 from django.db.models import Count, F, QuerySet, Sum
 
 from curation.importers.records import word_pairs_of
@@ -97,10 +98,78 @@ def _text_matches(project: Project, text: str) -> list[int]:
     """
     # The search text is stored lower-cased, so a plain LIKE finds it whatever its case.
     text = text.lower()
+    pairs = word_pairs_of(text)
+    sample = _first_records(SAMPLE_SQL, project, text, pairs, rows=SAMPLE_ROWS)
+    found = [record_id for record_id, matches in sample if matches]
+    if len(sample) < SAMPLE_ROWS:
+        # The sample holds every record of the project.
+        return found
+    if len(found) * 2 >= SAMPLE_ROWS:
+        found = [
+            record_id
+            for record_id, _ in _first_records(
+                FIRST_MATCHES_SQL, project, text, pairs, rows=FIRST_ROWS
+            )
+        ]
+        if len(found) > SEARCH_MATCH_LIMIT:
+            return found
     matches = RecordSearchText.objects.filter(project=project, text__contains=text)
-    if pairs := word_pairs_of(text):
+    if pairs:
         matches = matches.filter(word_pairs__contains=pairs)
     return list(matches.values_list("record_id", flat=True)[: SEARCH_MATCH_LIMIT + 1])
+
+
+# A word in most records is found sooner by reading records in turn than through the trigram
+# index, which gathers every candidate before PostgreSQL reads the first (87,000 of them for a
+# word in nearly every record: 35 ms). So a search first reads the project's first SAMPLE_ROWS
+# records; when the query is in at least half of them, it reads up to FIRST_ROWS records in turn,
+# and takes the index only when those hold too few matches to fill the list. Over 100,000
+# records, the sample costs any other search about 2 ms; a word in 87% of the records was found
+# in 15 ms this way, against 64 ms through the index.
+SAMPLE_ROWS = 100
+FIRST_ROWS = 1000
+# The project's first records by id, with their search text where it is indexed already. The
+# LIMIT keeps PostgreSQL from taking the trigram index for the LIKEs around, as it would for
+# their estimate.
+FIRST_RECORDS_SQL = """
+    SELECT first_records.id AS record_id, search.word_pairs, search.text
+    FROM (
+        SELECT id FROM curation_record WHERE project_id = %(project)s ORDER BY id LIMIT %(rows)s
+    ) first_records
+    LEFT JOIN curation_recordsearchtext search ON search.record_id = first_records.id
+    LIMIT %(rows)s
+"""
+MATCHES_SQL = "word_pairs LIKE %(pairs)s ESCAPE '\\' AND text LIKE %(text)s ESCAPE '\\'"
+# Every record read, and whether it matches.
+SAMPLE_SQL = f"SELECT record_id, {MATCHES_SQL} FROM ({FIRST_RECORDS_SQL}) first_rows"  # noqa: S608 (constants)
+# The matches alone, up to SEARCH_MATCH_LIMIT + 1.
+FIRST_MATCHES_SQL = (
+    f"SELECT record_id, TRUE FROM ({FIRST_RECORDS_SQL}) first_rows "  # noqa: S608 (constants)
+    f"WHERE {MATCHES_SQL} LIMIT %(limit)s"
+)
+
+
+def _first_records(
+    statement: str, project: Project, text: str, pairs: str, *, rows: int
+) -> list[tuple[int, bool]]:
+    """(record id, whether its text contains `text`) for the project's first `rows` records,
+    as `statement` reads them; a record not yet searchable does not match."""
+
+    def containing(value: str) -> str:
+        return f"%{connection.ops.prep_for_like_query(value)}%"
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            statement,
+            {
+                "project": project.pk,
+                "rows": rows,
+                "pairs": containing(pairs),
+                "text": containing(text),
+                "limit": SEARCH_MATCH_LIMIT + 1,
+            },
+        )
+        return cursor.fetchall()
 
 
 def records_not_yet_searchable(project: Project) -> int:

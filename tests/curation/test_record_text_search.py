@@ -5,10 +5,20 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from curation import selectors
 from curation.models import Record
 from curation.selectors import record_search
 from tests.conftest import Cast
 from tests.factories import RecordFactory, rjudge_record
+
+
+@pytest.fixture(autouse=True, params=["records read in turn", "trigram index"])
+def lookup(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every search here twice: as a small project's, whose records are read in turn, and
+    through the index, as in a project too large for that."""
+    if request.param == "trigram index":
+        monkeypatch.setattr(selectors, "SAMPLE_ROWS", 1)
+        monkeypatch.setattr(selectors, "FIRST_ROWS", 1)
 
 
 def with_message(cast: Cast, record_id: int, message: str) -> Record:
