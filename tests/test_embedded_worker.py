@@ -23,6 +23,7 @@ from curation.models import ImportBatch
 from curation.services.imports import import_batch_create
 from curation.services.projects import project_create
 from tests.factories import UserFactory, rjudge_record
+from tests.workers import WORKER_COMMAND
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKER_TIMEOUT = 60
@@ -80,20 +81,8 @@ def embedded_broker(embedded_env: dict[str, str]) -> Celery:
 def worker(embedded_env: dict[str, str], tmp_path: Path) -> Iterator[tuple[subprocess.Popen, Path]]:
     log = tmp_path / "worker.log"
     with log.open("w") as out:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "--pool=solo",
-                "--loglevel=INFO",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-            ],
+        process = subprocess.Popen(  # noqa: S603 (this interpreter, fixed arguments)
+            WORKER_COMMAND,
             cwd=ROOT,
             env=embedded_env,
             stdout=out,

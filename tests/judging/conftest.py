@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from config.celery import app
+from tests.workers import WORKER_COMMAND
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,20 +33,7 @@ def start_worker(settings, tmp_path: Path) -> Iterator[Callable[..., subprocess.
     def start(name: str, env: dict[str, str] | None = None) -> subprocess.Popen:
         with (tmp_path / f"{name}.log").open("w") as log:
             process = subprocess.Popen(  # noqa: S603 (this interpreter, fixed arguments)
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "config",
-                    "worker",
-                    "--pool=solo",
-                    "--loglevel=INFO",
-                    "--without-gossip",
-                    "--without-mingle",
-                    "--without-heartbeat",
-                    f"--hostname={name}@%h",
-                ],
+                [*WORKER_COMMAND, f"--hostname={name}@%h"],
                 cwd=ROOT,
                 env=base_env | (env or {}),
                 stdout=log,
