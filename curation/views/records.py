@@ -171,7 +171,7 @@ def _list_rows(project: Project, page_ids: QuerySet[Record]) -> list[dict[str, o
     their links and shortened previews made here: model instances for each record, its category
     and scenario, a link reversed per row and Django's `truncatechars` took 12 of a page's 70 ms.
     """
-    rows = (
+    rows = list(
         Record.objects.filter(pk__in=page_ids)
         .order_by("id")
         .values(*LIST_COLUMNS, category_name=F("category__name"), scenario_name=F("scenario__name"))
@@ -181,7 +181,7 @@ def _list_rows(project: Project, page_ids: QuerySet[Record]) -> list[dict[str, o
     for row in rows:
         row["url"] = f"{records_url}{row['id']}/"
         row["preview"] = _shortened(row["preview"], PREVIEW_CHARS)
-    return list(rows)
+    return rows
 
 
 def _shortened(text: str, limit: int) -> str:
