@@ -105,12 +105,8 @@ def _text_matches(project: Project, text: str) -> list[int]:
         # The sample holds every record of the project.
         return found
     if len(found) * 2 >= SAMPLE_ROWS:
-        found = [
-            record_id
-            for record_id, _ in _first_records(
-                FIRST_MATCHES_SQL, project, text, pairs, rows=FIRST_ROWS
-            )
-        ]
+        first = _first_records(FIRST_MATCHES_SQL, project, text, pairs, rows=FIRST_ROWS)
+        found = [record_id for (record_id,) in first]
         if len(found) > SEARCH_MATCH_LIMIT:
             return found
     matches = RecordSearchText.objects.filter(project=project, text__contains=text)
@@ -144,16 +140,16 @@ MATCHES_SQL = "word_pairs LIKE %(pairs)s ESCAPE '\\' AND text LIKE %(text)s ESCA
 SAMPLE_SQL = f"SELECT record_id, {MATCHES_SQL} FROM ({FIRST_RECORDS_SQL}) first_rows"  # noqa: S608 (constants)
 # The matches alone, up to SEARCH_MATCH_LIMIT + 1.
 FIRST_MATCHES_SQL = (
-    f"SELECT record_id, TRUE FROM ({FIRST_RECORDS_SQL}) first_rows "  # noqa: S608 (constants)
+    f"SELECT record_id FROM ({FIRST_RECORDS_SQL}) first_rows "  # noqa: S608 (constants)
     f"WHERE {MATCHES_SQL} LIMIT %(limit)s"
 )
 
 
 def _first_records(
     statement: str, project: Project, text: str, pairs: str, *, rows: int
-) -> list[tuple[int, bool]]:
-    """(record id, whether its text contains `text`) for the project's first `rows` records,
-    as `statement` reads them; a record not yet searchable does not match."""
+) -> list[tuple]:
+    """The rows `statement` (SAMPLE_SQL or FIRST_MATCHES_SQL) reads of the project's first
+    `rows` records, matching `text`; a record not yet searchable does not match."""
 
     def containing(value: str) -> str:
         return f"%{connection.ops.prep_for_like_query(value)}%"

@@ -67,22 +67,20 @@ def detect_disagreements(*, project_id: int, record_ids: list[int]) -> None:
             _detect(project_id, ids[start : start + CHUNK])
 
 
-def detect_pending(*, project_id: int) -> int:
+def detect_pending(*, project_id: int) -> None:
     """Check the project's records whose labels changed since they were last checked (see
-    `PendingCheck`); how many were checked.
+    `PendingCheck`).
 
     Each batch's marks are taken in the transaction that checks the batch: a check that fails
     leaves them for the next one.
     """
-    checked = 0
     while True:
         with transaction.atomic():
             lock_project_for_detection(project_id)
             record_ids = _take_pending(project_id)
             if not record_ids:
-                return checked
+                return
             _detect(project_id, record_ids)
-        checked += len(record_ids)
 
 
 def _take_pending(project_id: int) -> list[int]:
