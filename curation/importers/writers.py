@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 import orjson
 from django.db import connection
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
 from curation.importers.records import NormalisedRecord
 from curation.models import ImportBatch, Record
@@ -59,27 +60,32 @@ def record_writer(batch: ImportBatch) -> RecordWriter:
     return BulkCreateWriter(batch)
 
 
-_COLUMNS = (
-    "created_at",
-    "updated_at",
-    "project_id",
-    "batch_id",
-    "external_id",
-    "category_id",
-    "scenario_id",
-    "source_format",
-    "source_path",
-    "source_position",
-    "profile",
-    "goal",
-    "preview",
-    "attack_type",
-    "gold_label",
-    "gold_risk_description",
-    "content_hash",
-    "raw",
-    "metadata",
-)
+# The columns COPY writes, with the types their values are sent as. COPY takes them in binary
+# form: PostgreSQL reads each value by its length instead of scanning every character of the
+# text form for escapes and delimiters, and psycopg writes the strings as they are. For 100,000
+# records of R-Judge's size, 0.7 s less CPU in PostgreSQL and 0.4 s less in Python (see
+# docs/benchmarks.md, Import).
+_COLUMNS = {
+    "created_at": "timestamptz",
+    "updated_at": "timestamptz",
+    "project_id": "int8",
+    "batch_id": "int8",
+    "external_id": "text",
+    "category_id": "int8",
+    "scenario_id": "int8",
+    "source_format": "text",
+    "source_path": "text",
+    "source_position": "int4",
+    "profile": "text",
+    "goal": "text",
+    "preview": "text",
+    "attack_type": "text",
+    "gold_label": "text",
+    "gold_risk_description": "text",
+    "content_hash": "text",
+    "raw": "text",
+    "metadata": "jsonb",
+}
 
 
 class CopyWriter:
@@ -99,8 +105,11 @@ class CopyWriter:
 
     def write(self, row: RecordRow) -> None:
         if self.copy is None:
-            statement = f"COPY {Record._meta.db_table} ({', '.join(_COLUMNS)}) FROM STDIN"
+            statement = (
+                f"COPY {Record._meta.db_table} ({', '.join(_COLUMNS)}) FROM STDIN (FORMAT BINARY)"
+            )
             self.copy = self.stream.enter_context(self.cursor.copy(statement))
+            self.copy.set_types(list(_COLUMNS.values()))
         record = row.record
         self.copy.write_row(
             (
@@ -122,7 +131,7 @@ class CopyWriter:
                 record.gold_risk_description,
                 record.content_hash,
                 record.raw,
-                orjson.dumps(record.metadata).decode() if record.metadata else "{}",
+                Jsonb(record.metadata, dumps=orjson.dumps),
             )
         )
         self.written += 1
