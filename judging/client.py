@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2
-import openai
 
 # Sent when the judge names no variable: local servers (vLLM, Ollama, llama.cpp) want no key,
 # but the client insists on one.
@@ -97,6 +96,10 @@ class ChatClient:
     def __init__(self, endpoint: Endpoint) -> None:
         if endpoint.api_key_env and not api_key_is_set(endpoint.api_key_env):
             raise ApiKeyMissing(endpoint.api_key_env)
+        # Imported here: the openai package takes 40 MB and 0.4 s to load, which every process
+        # that loads this module (pages, imports) would pay though only judge runs call it.
+        import openai
+
         self.endpoint = endpoint
         self._attempts = threading.local()
         http_client = openai.DefaultHttpxClient(
@@ -173,6 +176,8 @@ class ChatClient:
 
 def _describe(error: Exception, endpoint: Endpoint) -> str:
     """A short account of why a call failed, in words a manager can act on."""
+    import openai  # loaded by ChatClient already; see there
+
     if isinstance(error, ApiKeyMissing):
         return str(error)
     if isinstance(error, openai.APITimeoutError):

@@ -12,20 +12,17 @@ import csv
 import io
 import zipfile
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 import orjson
-import pyarrow as pa
-import pyarrow.json as pj
-import pyarrow.parquet as pq
 from django.db.models import TextField
 from django.db.models.functions import Cast
 
 from curation.importers.layout import path_part
 from curation.importers.records import turns_of
 from curation.models import SourceFormat
+from releases.background import Background, BackgroundSink
 from releases.models import LabelBasis, Release
 from releases.pairs import PairTexts
 
@@ -35,8 +32,6 @@ RECORDS_PARQUET = "records.parquet"
 LABELS_CSV = "labels.csv"
 
 CHUNK = 2000
-PARQUET_BUFFER_BYTES = 8 * 1024 * 1024
-PARQUET_BLOCK_BYTES = 1024 * 1024
 # Zip entries carry no time of their own: the same content gives the same archive.
 ZIP_TIMESTAMP = (1980, 1, 1, 0, 0, 0)
 ZIP_LEVEL = 1
@@ -46,32 +41,6 @@ ZIP_CHUNK_CHARACTERS = 1024 * 1024
 # R-Judge writes label 1 for unsafe, 0 for safe.
 RJUDGE_LABELS = {"safe": 0, "unsafe": 1}
 
-# A turn as the importers normalise it: text or null, whatever the source format.
-_TURN = pa.struct(
-    [
-        ("round", pa.int32()),
-        ("role", pa.string()),
-        ("content", pa.string()),
-        ("thought", pa.string()),
-        ("action", pa.string()),
-    ]
-)
-_ANNOTATOR_LABEL = pa.struct(
-    [
-        ("annotator", pa.string()),
-        ("verdict", pa.string()),
-        ("safety_score", pa.int8()),
-        ("helpfulness_score", pa.int8()),
-    ]
-)
-_VERDICT = pa.struct(
-    [
-        ("run", pa.string()),
-        ("label", pa.string()),
-        ("score", pa.int8()),
-        ("parse_status", pa.string()),
-    ]
-)
 CSV_COLUMNS = (
     "id",
     "category",
@@ -84,30 +53,6 @@ CSV_COLUMNS = (
     "helpfulness_score",
     "labels",
 )
-
-
-def parquet_schema(release: Release) -> pa.Schema:
-    fields = [
-        ("id", pa.string()),
-        ("category", pa.string()),
-        ("scenario", pa.string()),
-        ("attack_type", pa.string()),
-        ("source_format", pa.string()),
-        ("task_id", pa.string()),
-        ("profile", pa.string()),
-        ("goal", pa.string()),
-        ("turns", pa.list_(_TURN)),
-        ("label", pa.string()),
-        ("label_source", pa.string()),
-        ("risk_description", pa.string()),
-        ("safety_score", pa.float64()),
-        ("helpfulness_score", pa.float64()),
-    ]
-    if release.options.get("annotator_labels"):
-        fields.append(("annotator_labels", pa.list_(_ANNOTATOR_LABEL)))
-    if release.options.get("verdicts"):
-        fields.append(("verdicts", pa.list_(_VERDICT)))
-    return pa.schema(fields)
 
 
 def included_records(release: Release) -> Iterator[dict[str, Any]]:
@@ -177,6 +122,10 @@ def write_record_files(
     """Write the record files into `folder`; return their names. The texts of scored records
     are kept in `pair_texts` for the preference pairs; `on_progress` hears how many records
     are written, chunk by chunk."""
+    # Imported here: pyarrow takes 85 MB and a tenth of a second to load, which every process
+    # that loads the releases app (pages, workers, imports) would pay though only builds use it.
+    from releases.parquet_file import ParquetSink, parquet_schema
+
     names = [RJUDGE_ZIP, RECORDS_JSONL, RECORDS_PARQUET, LABELS_CSV]
     with (
         RJudgeZip(folder / RJUDGE_ZIP, gold=release.label_basis == LabelBasis.GOLD) as rjudge,
@@ -214,60 +163,6 @@ def _csv_row(printed: dict[str, Any]) -> list[Any]:
     )
     values = [printed[column] for column in CSV_COLUMNS[:-1]]
     return ["" if value is None else value for value in values] + [labels]
-
-
-class Background:
-    """A thread of a file's own for its heavy writing (deflate, Arrow's parsing and Parquet
-    encoding, which let go of the GIL) while the main loop reads and prints the next records.
-    Jobs run in the order given, and at most one waits, so memory stays bounded."""
-
-    def __init__(self) -> None:
-        self.pool = ThreadPoolExecutor(max_workers=1)
-        self.pending: Future[None] | None = None
-
-    def run(self, job: Callable[..., None], *args: Any) -> None:
-        self._wait()
-        self.pending = self.pool.submit(job, *args)
-
-    def finish(self) -> None:
-        try:
-            self._wait()
-        finally:
-            self.pool.shutdown()
-
-    def _wait(self) -> None:
-        if self.pending is not None:
-            pending, self.pending = self.pending, None
-            # A job's error is raised here, in the main loop.
-            pending.result()
-
-
-class BackgroundSink:
-    """A file written with the help of a Background thread, as a context manager. On a clean
-    exit the part still in hand is written and awaited; after an error the file is abandoned
-    (the build fails) and nothing more is written. Either way the thread is freed and the file
-    closed."""
-
-    background: Background
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
-        try:
-            if exc_type is None:
-                self._write_rest()
-        finally:
-            try:
-                self.background.finish()
-            finally:
-                self._close()
-
-    def _write_rest(self) -> None:
-        raise NotImplementedError
-
-    def _close(self) -> None:
-        raise NotImplementedError
 
 
 class RJudgeZip(BackgroundSink):
@@ -352,45 +247,3 @@ class RJudgeZip(BackgroundSink):
     def _close_entry(self) -> None:
         self.entry.close()
         self.entry = None
-
-
-class ParquetSink(BackgroundSink):
-    """JSONL lines turned into Parquet by Arrow's own JSON reader, a few megabytes at a time:
-    in C++ (several times faster than building the rows in Python) and in bounded memory
-    (Arrow's streaming JSON reader reads ahead without bound)."""
-
-    def __init__(self, path: Path, schema: pa.Schema) -> None:
-        self.schema = schema
-        self.writer = pq.ParquetWriter(path, schema, compression="zstd")
-        self.parse_options = pj.ParseOptions(
-            explicit_schema=schema, unexpected_field_behavior="error"
-        )
-        self.background = Background()
-        self.lines: list[bytes] = []
-        self.size = self.longest = 0
-
-    def _write_rest(self) -> None:
-        self._flush()
-
-    def _close(self) -> None:
-        self.writer.close()
-
-    def add(self, line: bytes) -> None:
-        self.lines.append(line)
-        self.size += len(line)
-        self.longest = max(self.longest, len(line))
-        if self.size >= PARQUET_BUFFER_BYTES:
-            self._flush()
-
-    def _flush(self) -> None:
-        if self.lines:
-            self.background.run(self._write, b"".join(self.lines), self.longest)
-            self.lines, self.size, self.longest = [], 0, 0
-
-    def _write(self, lines: bytes, longest: int) -> None:
-        # Blocks parsed in parallel; each must hold the longest line whole.
-        options = pj.ReadOptions(block_size=max(PARQUET_BLOCK_BYTES, longest + 1))
-        table = pj.read_json(
-            io.BytesIO(lines), read_options=options, parse_options=self.parse_options
-        )
-        self.writer.write_table(table)

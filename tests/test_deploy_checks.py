@@ -1,5 +1,6 @@
 """Deployment: production settings pass Django's deploy checks, bad settings stop the start-up,
-and the README and docker-compose.yml agree with the variables the settings read."""
+the README and docker-compose.yml agree with the variables the settings read, and a process
+carries only the libraries its work needs."""
 
 from __future__ import annotations
 
@@ -89,6 +90,21 @@ def test_settings_refuse_to_start_without_a_secret_key_when_debug_is_off() -> No
 
     assert result.returncode != 0
     assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
+
+
+def test_pages_workers_and_imports_load_without_the_libraries_of_builds_and_judge_calls() -> None:
+    # pyarrow (release builds) and openai (judge calls) take 125 MB of memory together, which
+    # every web and worker process, and an import's 300 MB budget, would carry for nothing.
+    code = (
+        "import sys; from django.urls import get_resolver; get_resolver().url_patterns; "
+        "import config.celery, curation.tasks, judging.tasks, releases.tasks; "
+        "print(sorted(name for name in ('pyarrow', 'openai') if name in sys.modules))"
+    )
+
+    result = manage("shell", "--no-imports", "-c", code, env=readme_production_env())
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
 
 
 def test_the_readme_documents_every_variable_the_settings_read() -> None:
