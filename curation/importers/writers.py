@@ -99,8 +99,10 @@ class CopyWriter:
         self.stream = ExitStack()
         self.copy: Copy | None = None
         # Django makes foreign keys DEFERRABLE INITIALLY DEFERRED, which queues a check for
-        # every row until commit. Checked immediately, they run as the rows arrive, beside the
-        # parsing, instead of after it.
+        # every row until commit. Immediate, they are checked at the end of each COPY instead:
+        # a queue per statement rather than one for the whole import, and a broken key fails
+        # the statement that wrote it. Either way PostgreSQL checks them after the rows, while
+        # Python waits (about 1 s of an import of 100,000 records; docs/benchmarks.md).
         self.cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
 
     def write(self, row: RecordRow) -> None:
