@@ -96,7 +96,7 @@ class ChatClient:
     def __init__(self, endpoint: Endpoint) -> None:
         if endpoint.api_key_env and not api_key_is_set(endpoint.api_key_env):
             raise ApiKeyMissing(endpoint.api_key_env)
-        # Imported here: the openai package takes 40 MB and 0.4 s to load, which every process
+        # Imported here: the openai package takes 25 MB and 0.4 s to load, which every process
         # that loads this module (pages, imports) would pay though only judge runs call it.
         import openai
 

@@ -122,7 +122,7 @@ def write_record_files(
     """Write the record files into `folder`; return their names. The texts of scored records
     are kept in `pair_texts` for the preference pairs; `on_progress` hears how many records
     are written, chunk by chunk."""
-    # Imported here: pyarrow takes 85 MB and a tenth of a second to load, which every process
+    # Imported here: pyarrow takes 40 MB and a tenth of a second to load, which every process
     # that loads the releases app (pages, workers, imports) would pay though only builds use it.
     from releases.parquet_file import ParquetSink, parquet_schema
 
