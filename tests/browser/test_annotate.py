@@ -160,6 +160,8 @@ def test_a_label_sent_while_the_connection_is_down_stays_and_goes_once_it_is_bac
     records = make_records(cast.project, 2)
     log_in(cast.annotator)
     page.goto(f"/p/{cast.project.slug}/annotate/")
+    # The button takes the focus once the page is drawn, which may be after it has loaded.
+    expect(page.get_by_role("button", name="Start annotating")).to_be_focused()
     page.keyboard.press("Enter")
     heading(page, records[0])
     page.route("**/submit/", lambda route: route.abort("internetdisconnected"))
