@@ -19,6 +19,9 @@ pytestmark = pytest.mark.browser
 
 def heading(page: Page, record) -> None:
     expect(page.get_by_role("heading", name=f"Record {record.external_id}")).to_be_visible()
+    # htmx wires a swapped-in record (its draft saving) a moment later, marking it "htmx-added"
+    # until then; the test types faster than anyone could.
+    expect(page.locator(".htmx-added")).to_have_count(0)
 
 
 def assert_quiet(page_events: PageEvents) -> None:
