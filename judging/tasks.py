@@ -33,14 +33,15 @@ CHECK_DELAY_SECONDS = 1
 CHECK_DUE_SECONDS = 300
 
 
-def _check_due_key(project_id: int) -> str:
+def check_due_key(project_id: int) -> str:
+    """The cache key that says a check of the project's pending records is due."""
     return f"judging:check-due:{project_id}"
 
 
 def check_pending_records_soon(project_id: int) -> None:
     """Have a worker check the project's pending records in a moment, unless a check is due
     already: that one takes every record marked before it starts."""
-    key = _check_due_key(project_id)
+    key = check_due_key(project_id)
     if not cache.add(key, True, timeout=CHECK_DUE_SECONDS):
         return
     try:
@@ -56,7 +57,7 @@ def check_pending_records(project_id: int) -> None:
     check."""
     # First: a label that commits after this check has taken the marks then finds no check
     # due, and schedules the next one.
-    cache.delete(_check_due_key(project_id))
+    cache.delete(check_due_key(project_id))
     detect_pending(project_id=project_id)
 
 

@@ -15,6 +15,7 @@ from curation.services.annotations import Label, annotation_submit, annotation_u
 from curation.services.queue import lease_next_record
 from judging.models import Disagreement, PendingCheck
 from judging.services.disagreements import detect_pending
+from judging.tasks import check_due_key
 from tests.conftest import Cast
 from tests.curation.annotators import add_annotator, label_next, make_records
 
@@ -75,7 +76,7 @@ def queued_tasks() -> int:
 
 def test_the_labels_of_a_moment_are_checked_by_one_task(cast: Cast, transactional_db: None) -> None:
     records = make_records(cast.project, 3)
-    cache.delete(f"judging:check-due:{cast.project.pk}")
+    cache.delete(check_due_key(cast.project.pk))
     before = queued_tasks()
 
     for _ in records:
@@ -91,7 +92,7 @@ def test_labels_whose_check_was_never_scheduled_are_checked_when_a_worker_starts
     (record,) = make_records(cast.project, 1)
     # A check is due whose task never reached the broker (it was down): labels meanwhile
     # schedule none of their own.
-    cache.set(f"judging:check-due:{cast.project.pk}", True)
+    cache.set(check_due_key(cast.project.pk), True)
     label_next(cast.project, cast.annotator, "unsafe", risk_description="Deletes the files.")
     label_next(cast.project, add_annotator(cast.project, "second"), "safe")
     assert queued_tasks() == 0

@@ -19,7 +19,6 @@ from tests.factories import UserFactory
 from tests.fake_llm import ChatRequest, FakeLLM, Reply, default_reply
 from tests.judging.judge_runs import make_judge, numbered_records
 
-ROOT = Path(__file__).resolve().parents[2]
 RECORDS = 200
 KEY_VARIABLE = "STUDIO_WORKER_TEST_API_KEY"
 KEY = "sk-worker-test-0a1b2c3d4e5f-never-logged"
