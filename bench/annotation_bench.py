@@ -71,14 +71,15 @@ from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
 import config.celery  # noqa: E402
+from annotation.models import Annotation, Lease  # noqa: E402
+from annotation.selectors import annotator_progress  # noqa: E402
+from annotation.services.labels import Label, annotation_submit  # noqa: E402
+from annotation.services.queue import lease_next_record  # noqa: E402
+from annotation.signals import annotation_saved  # noqa: E402
 from bench.generate_records import synthetic_record, text, write_jsonl  # noqa: E402
-from curation.models import Annotation, AuditEvent, ImportBatch, Lease, Project, Record, Role  # noqa: E402
-from curation.selectors_annotation import annotator_progress  # noqa: E402
-from curation.services.annotations import Label, annotation_submit  # noqa: E402
+from curation.models import AuditEvent, ImportBatch, Project, Record, Role  # noqa: E402
 from curation.services.imports import import_path  # noqa: E402
 from curation.services.projects import membership_grant, project_create  # noqa: E402
-from curation.services.queue import lease_next_record  # noqa: E402
-from curation.signals import annotation_saved  # noqa: E402
 from judging.models import Disagreement, PendingCheck  # noqa: E402
 from judging.tasks import check_pending_records  # noqa: E402
 
@@ -216,7 +217,7 @@ def time_labelling_page(project: Project, run: int, args: argparse.Namespace) ->
     assert len(record.turns) == 3 * LONG_RECORD_ROUNDS, "the reader must hold the 30-turn record"
     client = Client()
     client.force_login(reader)
-    url = reverse("curation:annotate", args=[project.slug])
+    url = reverse("annotation:annotate", args=[project.slug])
     for _ in range(args.warmup):
         client.get(url)
     timings = []
@@ -351,8 +352,8 @@ def annotate_with_services(project, user, labels, rng, risk_types, think_ms):
 def annotate_over_http(project, user, labels, rng, risk_types, think_ms):
     client = Client()
     client.force_login(user)
-    client.post(reverse("curation:annotate_next", args=[project.slug]))
-    page = client.get(reverse("curation:annotate", args=[project.slug])).content.decode()
+    client.post(reverse("annotation:annotate_next", args=[project.slug]))
+    page = client.get(reverse("annotation:annotate", args=[project.slug])).content.decode()
     timings = []
     for _ in range(labels):
         submit = re.search(r'action="([^"]+/submit/)"', page)

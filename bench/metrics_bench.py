@@ -43,8 +43,9 @@ django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection  # noqa: E402
 
+from annotation.models import Annotation  # noqa: E402
 from bench.generate_records import write_rjudge  # noqa: E402
-from curation.models import Annotation, ImportBatch, Project, Record  # noqa: E402
+from curation.models import ImportBatch, Project, Record  # noqa: E402
 from curation.services.imports import import_path  # noqa: E402
 from curation.services.projects import project_create  # noqa: E402
 from judging import reports  # noqa: E402

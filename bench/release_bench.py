@@ -42,13 +42,15 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
+from annotation.models import Annotation  # noqa: E402
+from authoring.models import Task, TaskRevision  # noqa: E402
+from authoring.services.tasks import task_snapshot  # noqa: E402
 from bench.generate_records import write_rjudge  # noqa: E402
 from bench.import_bench import peak_resident_mb  # noqa: E402
 from bench.metrics_bench import add_runs  # noqa: E402
-from curation.models import Annotation, ImportBatch, Project, Record, Task, TaskRevision  # noqa: E402
+from curation.models import ImportBatch, Project, Record  # noqa: E402
 from curation.services.imports import import_path  # noqa: E402
 from curation.services.projects import project_create  # noqa: E402
-from curation.services.tasks import task_snapshot  # noqa: E402
 from releases.build import release_folder  # noqa: E402
 from releases.models import Release  # noqa: E402
 from releases.services import release_build, release_create, release_delete, release_options  # noqa: E402

@@ -58,10 +58,11 @@ from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.urls import reverse  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
+from authoring.models import Review, Task, TaskRevision  # noqa: E402
+from authoring.services.reviews import review_decide, review_take_next  # noqa: E402
 from bench.generate_records import text  # noqa: E402
-from curation.models import AuditEvent, Project, Review, Role, Task, TaskRevision  # noqa: E402
+from curation.models import AuditEvent, Project, Role  # noqa: E402
 from curation.services.projects import membership_grant, project_create  # noqa: E402
-from curation.services.reviews import review_decide, review_take_next  # noqa: E402
 
 SLUG = "bench-tasks"
 State = Task.State
@@ -179,8 +180,8 @@ def queue_reset(project: Project) -> None:
 def time_pages(project: Project, args: argparse.Namespace) -> dict[str, float]:
     figures: dict[str, float] = {}
     pages = (
-        ("queue", member(project, "bench-page-reviewer", Role.REVIEWER), "curation:review_queue"),
-        ("stats", member(project, "bench-page-manager", Role.MANAGER), "curation:task_stats"),
+        ("queue", member(project, "bench-page-reviewer", Role.REVIEWER), "authoring:review_queue"),
+        ("stats", member(project, "bench-page-manager", Role.MANAGER), "authoring:task_stats"),
     )
     for name, user, route in pages:
         client = Client()

@@ -44,7 +44,10 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    # The domains, each on the ones before it (see docs/architecture.md).
     "curation",
+    "annotation",
+    "authoring",
     "judging",
     "releases",
 ]
@@ -157,7 +160,7 @@ IMPORT_MAX_UNPACKED_BYTES = env.int("IMPORT_MAX_UNPACKED_BYTES", default=1024 * 
 # Entries in an uploaded zip: a zip of millions of empty files is a bomb of another kind.
 IMPORT_MAX_ZIP_ENTRIES = env.int("IMPORT_MAX_ZIP_ENTRIES", default=10_000)
 # Reference files of benchmark tasks: the largest accepted, and the kinds accepted (by extension,
-# and checked against the content; curation/reference_files.py knows how to check these).
+# and checked against the content; authoring/reference_files.py knows how to check these).
 TASK_FILE_MAX_BYTES = env.int("TASK_FILE_MAX_BYTES", default=10 * 1024 * 1024)
 _CHECKED_TASK_FILE_TYPES = ["pdf", "txt", "md", "csv", "json", "png", "jpg", "jpeg", "docx", "xlsx"]
 TASK_FILE_TYPES = [
@@ -232,8 +235,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "SafetyLabelEnum": [("safe", "Safe"), ("unsafe", "Unsafe")],
         "ImportStateEnum": "curation.models.ImportBatch.State",
-        "LeaseStateEnum": "curation.models.Lease.State",
-        "TaskStateEnum": "curation.models.Task.State",
+        "LeaseStateEnum": "annotation.models.Lease.State",
+        "TaskStateEnum": "authoring.models.Task.State",
         "JudgeRunStateEnum": "judging.models.JudgeRun.State",
         "DisagreementStateEnum": "judging.models.Disagreement.State",
     },

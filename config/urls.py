@@ -3,10 +3,16 @@ from __future__ import annotations
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.urls import include, path
+from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from curation.views import core
+
+MOVED_MODELS = {
+    "annotation": ("guidelineversion", "lease", "annotation"),
+    "authoring": ("riskcategory", "rubriccheck", "task", "referencefile", "taskrevision", "review"),
+}
 
 urlpatterns = [
     path("", core.home, name="home"),
@@ -14,6 +20,14 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("account/", core.account, name="account"),
+    # The admin's pages of the models that left the curation app keep their old addresses.
+    *(
+        re_path(
+            rf"^admin/curation/(?P<model>{'|'.join(models)})/(?P<rest>.*)$",
+            RedirectView.as_view(url=f"/admin/{app}/%(model)s/%(rest)s", query_string=True),
+        )
+        for app, models in MOVED_MODELS.items()
+    ),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # A page for people: send anonymous visitors to the login page rather than answer 403.
@@ -29,9 +43,13 @@ urlpatterns = [
         name="api-docs",
     ),
     path("api/", include("curation.api_urls")),
+    path("api/", include("annotation.api_urls")),
+    path("api/", include("authoring.api_urls")),
     path("api/", include("judging.api_urls")),
     path("api/", include("releases.api_urls")),
     path("", include("curation.urls")),
+    path("", include("annotation.urls")),
+    path("", include("authoring.urls")),
     path("", include("judging.urls")),
     path("", include("releases.urls")),
 ]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from curation import api, api_annotation, api_urls_tasks
+from curation import api
 
 app_name = "api"
 
@@ -21,37 +21,4 @@ urlpatterns = [
         api.ImportDetail.as_view(),
         name="import_detail",
     ),
-    path(
-        "projects/<slug:slug>/annotation/claim/",
-        api_annotation.LeaseClaim.as_view(),
-        name="annotation_claim",
-    ),
-    path(
-        "projects/<slug:slug>/annotation/lease/",
-        api_annotation.CurrentLease.as_view(),
-        name="annotation_lease",
-    ),
-    path(
-        "projects/<slug:slug>/annotation/leases/<int:lease_id>/submit/",
-        api_annotation.LeaseSubmit.as_view(),
-        name="annotation_submit",
-    ),
-    path(
-        "projects/<slug:slug>/annotation/leases/<int:lease_id>/skip/",
-        api_annotation.LeaseSkip.as_view(),
-        name="annotation_skip",
-    ),
-    path(
-        "projects/<slug:slug>/annotation/mine/",
-        api_annotation.MyAnnotationList.as_view(),
-        name="annotation_list",
-    ),
-    path(
-        "projects/<slug:slug>/annotation/mine/<int:annotation_id>/",
-        api_annotation.MyAnnotationDetail.as_view(),
-        name="annotation_detail",
-    ),
 ]
-
-# Benchmark tasks and their review.
-urlpatterns += api_urls_tasks.urlpatterns

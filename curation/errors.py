@@ -18,3 +18,10 @@ class Conflict(DomainError):
     """The request is valid but the current state forbids it (a stale edit, an illegal move)."""
 
     status = 409
+
+
+class NotAllowed(DomainError):
+    """The person's role does not allow this, whatever the state of things (a move on a task
+    by someone who may not make it, an import by someone who is not a manager)."""
+
+    status = 403

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from django.db import connection
 from django.db.models import Count, F, QuerySet, Sum
 
-from curation.importers.records import word_pairs_of
 from curation.models import ImportBatch, Membership, Project, Record, RecordSearchText, Scenario
+from curation.search_text import word_pairs_of
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser

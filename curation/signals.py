@@ -1,11 +1,10 @@
-"""Signals other apps listen to, so that curation never imports them."""
+"""Signals the apps built on curation listen to, so that curation never imports them."""
 
 from __future__ import annotations
 
 from django.dispatch import Signal
 
-# Sent when a label is created or changed, with `annotation` and `created`, inside the
-# transaction that writes it: what a receiver writes commits or rolls back with the label, and
-# what must wait for the commit is the receiver's to defer (`transaction.on_commit`). The judging
-# app listens, to look for disagreements on the record.
-annotation_saved = Signal()
+# Sent with `project` inside the transaction that creates it, so that what a receiver adds to
+# the new project commits or rolls back with it. Task authoring listens, to seed the project's
+# risk categories and review rubric.
+project_created = Signal()

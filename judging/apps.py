@@ -9,7 +9,7 @@ class JudgingConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from curation.signals import annotation_saved
+        from annotation.signals import annotation_saved
         from judging import receivers
 
         annotation_saved.connect(receivers.detect_on_label, dispatch_uid="judging.detect_on_label")

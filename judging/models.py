@@ -8,7 +8,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from curation.models import SafetyLabel, TimeStampedModel
+from curation.choices import SafetyLabel
+from curation.models import TimeStampedModel
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper

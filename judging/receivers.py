@@ -8,7 +8,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from curation.models import Annotation
+from annotation.models import Annotation
 from judging.tasks import check_pending_records_soon
 
 

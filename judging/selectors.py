@@ -25,7 +25,8 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 
-from curation.models import Annotation, Project, Record
+from annotation.models import Annotation
+from curation.models import Project, Record
 from judging import metrics
 from judging.arrays import InArray, code_of, int_matrix
 from judging.models import Adjudication, Disagreement, JudgeRun, Protocol, Verdict

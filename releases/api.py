@@ -21,8 +21,7 @@ from rest_framework.views import APIView
 
 from curation.access import ANY_MEMBER
 from curation.api import ProjectScoped
-from curation.errors import Conflict
-from curation.workflow import NotAllowed
+from curation.errors import Conflict, NotAllowed
 from releases.access import readable_release
 from releases.build import release_file_path
 from releases.models import Release

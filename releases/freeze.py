@@ -18,7 +18,10 @@ import numpy as np
 import orjson
 from django.db import connection
 
-from curation.models import Annotation, Project, Record, SafetyLabel, Task, TaskRevision
+from annotation.models import Annotation
+from authoring.models import Task, TaskRevision
+from curation.choices import SafetyLabel
+from curation.models import Project, Record
 from judging import metrics
 from judging.models import Adjudication, JudgeRun, Verdict
 from judging.reports import Scale, agreement_report, quality_runs

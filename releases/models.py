@@ -107,9 +107,9 @@ class ReleaseTask(models.Model):
     """An approved task as a release holds it: the revision that was approved."""
 
     release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="tasks")
-    task = models.ForeignKey("curation.Task", on_delete=models.PROTECT, related_name="+")
+    task = models.ForeignKey("authoring.Task", on_delete=models.PROTECT, related_name="+")
     revision = models.ForeignKey(
-        "curation.TaskRevision", on_delete=models.PROTECT, related_name="+"
+        "authoring.TaskRevision", on_delete=models.PROTECT, related_name="+"
     )
 
     class Meta:

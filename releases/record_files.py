@@ -19,9 +19,9 @@ import orjson
 from django.db.models import TextField
 from django.db.models.functions import Cast
 
+from curation.choices import SourceFormat
+from curation.formats.turns import turns_of
 from curation.importers.layout import path_part
-from curation.importers.records import turns_of
-from curation.models import SourceFormat
 from releases.background import Background, BackgroundSink
 from releases.models import LabelBasis, Release
 from releases.pairs import PairTexts

@@ -1,6 +1,6 @@
 """The approved tasks of a release in the SafePro layout, from the revisions that were approved.
 
-The layout is the project export's (curation/exporters/safepro.py); the content is the frozen
+The layout is the project export's (authoring/exporters/safepro.py); the content is the frozen
 revision, so a task edited after the release does not change it.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import IO
 
-from curation.exporters.safepro import safepro_entry
-from curation.importers.safepro import group_key
+from authoring.exporters.safepro import safepro_entry
+from authoring.importers.safepro import group_key
 from releases.models import Release
 
 SAFEPRO_JSON = "safepro.json"

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
-from curation.errors import Conflict, DomainError
+from curation.errors import Conflict, DomainError, NotAllowed
+from curation.jobs import job_send
 from curation.models import Project, Role
 from curation.services.audit import audit_log
-from curation.workflow import NotAllowed
 from releases.build import build_files, mark_built, release_folder
 from releases.freeze import release_freeze
 from releases.models import LabelBasis, Release
@@ -136,9 +136,7 @@ def release_create_as_chosen(
 
 
 def _enqueue_build(release_id: int) -> None:
-    from releases.tasks import build_release
-
-    build_release.delay(release_id)
+    job_send("releases.tasks.build_release", release_id)
 
 
 def release_build(release_id: int) -> Release:

@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from curation.services.annotations import Label, annotation_submit
-from curation.services.queue import lease_next_record
-from curation.services.tasks import task_file_attach, task_submit
+from annotation.services.labels import Label, annotation_submit
+from annotation.services.queue import lease_next_record
+from authoring.services.tasks import task_file_attach, task_submit
 from judging.models import Disagreement
 from judging.services.runs import judge_run_create
 from releases.services import release_build, release_create
 from tests.access import RULES, Rule, walk_urlconf
+from tests.authoring.task_helpers import make_task
 from tests.conftest import PERSONAS, Cast
-from tests.curation.task_helpers import make_task
 from tests.factories import RecordFactory, UserFactory, rjudge_record
 
 ROUTES = list(walk_urlconf())

@@ -18,7 +18,7 @@ import pytest
 from celery import Celery
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from curation import tasks
+from curation import jobs
 from curation.models import ImportBatch
 from curation.services.imports import import_batch_create
 from curation.services.projects import project_create
@@ -105,11 +105,7 @@ def test_a_worker_on_the_file_system_broker_runs_an_uploaded_import(
 ) -> None:
     process, log = worker
     # The web server's dispatch, sent through the embedded broker instead of the suite's Redis.
-    monkeypatch.setattr(
-        tasks.run_import_batch,
-        "delay",
-        lambda batch_id: embedded_broker.send_task(tasks.run_import_batch.name, args=[batch_id]),
-    )
+    monkeypatch.setattr(jobs, "current_app", embedded_broker)
     manager = UserFactory()
     project = project_create(actor=manager, name="Embedded", slug="embedded")
     records = [rjudge_record(1, label=1), rjudge_record(2, label=0, user="Archive the old mail.")]

@@ -3,15 +3,10 @@ ASSEBench-style records). The services in curation.services.imports drive it."""
 
 from __future__ import annotations
 
+from curation.formats.rjudge import InvalidRecord, NormalisedRecord, content_hash, normalise_record
 from curation.importers.engine import ImportReport, import_records
 from curation.importers.layout import UNCATEGORIZED, layout_path
 from curation.importers.problems import PROBLEM_LIMIT, ImportFailed, Problem
-from curation.importers.records import (
-    InvalidRecord,
-    NormalisedRecord,
-    content_hash,
-    normalise_record,
-)
 from curation.importers.sources import ImportLimits
 
 __all__ = [

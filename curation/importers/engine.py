@@ -17,6 +17,7 @@ from pathlib import Path
 
 from django.db.models import Max
 
+from curation.formats.rjudge import TEXT_FIELDS, InvalidRecord, NormalisedRecord, normalise_record
 from curation.importers.layout import UNCATEGORIZED, layout_path
 from curation.importers.problems import (
     FileRejected,
@@ -26,12 +27,6 @@ from curation.importers.problems import (
     Problems,
 )
 from curation.importers.readers import position_unit, read_entries
-from curation.importers.records import (
-    TEXT_FIELDS,
-    InvalidRecord,
-    NormalisedRecord,
-    normalise_record,
-)
 from curation.importers.sources import (
     ImportLimits,
     SourceFile,

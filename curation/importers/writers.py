@@ -19,7 +19,7 @@ from django.db import connection
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
-from curation.importers.records import NormalisedRecord
+from curation.formats.rjudge import NormalisedRecord
 from curation.models import ImportBatch, Record
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ import django.db.models.expressions
 from django.conf import settings
 from django.db import migrations, models
 
-import curation.models.tasks
+import authoring.models
 
 
 class Migration(migrations.Migration):
@@ -703,7 +703,7 @@ class Migration(migrations.Migration):
                 (
                     "file",
                     models.FileField(
-                        max_length=400, upload_to=curation.models.tasks.reference_file_path
+                        max_length=400, upload_to=authoring.models.reference_file_path
                     ),
                 ),
                 ("name", models.CharField(max_length=200)),

@@ -18,7 +18,7 @@ BACKFILL_CHUNK = 2000
 
 
 def word_pairs_of(text):
-    # A copy of curation.importers.records.word_pairs_of as it is at this migration: a migration
+    # A copy of curation.search_text.word_pairs_of as it is at this migration: a migration
     # must compute what the code of its time did, whatever that function becomes later.
     words = text.split()
     if len(words) == 1:

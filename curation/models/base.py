@@ -9,11 +9,3 @@ class TimeStampedModel(models.Model):
 
     class Meta:
         abstract = True
-
-
-class SafetyLabel(models.TextChoices):
-    """A safety label, as sources, annotators, judges and adjudicators give it."""
-
-    SAFE = "safe", "Safe"
-    UNSAFE = "unsafe", "Unsafe"
-    UNSURE = "unsure", "Unsure"

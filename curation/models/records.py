@@ -7,7 +7,9 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils.functional import cached_property
 
-from curation.models.base import SafetyLabel, TimeStampedModel
+from curation.choices import SafetyLabel, SourceFormat
+from curation.formats.turns import turns_of
+from curation.models.base import TimeStampedModel
 
 
 class ImportFormat(models.TextChoices):
@@ -73,13 +75,6 @@ class ImportBatch(TimeStampedModel):
     @property
     def is_finished(self) -> bool:
         return self.state in (self.State.SUCCEEDED, self.State.FAILED)
-
-
-class SourceFormat(models.TextChoices):
-    """The shape of a record's raw source, which decides how its turns are read."""
-
-    RJUDGE = "rjudge", "R-Judge (and ASSEBench)"
-    SAFEPRO_RUN = "safepro_run", "SafePro agent run"
 
 
 class Record(TimeStampedModel):
@@ -150,7 +145,7 @@ class Record(TimeStampedModel):
     metadata = models.JSONField(default=dict, blank=True)
     # The benchmark task an agent run was made for (SafePro runs), if any.
     task = models.ForeignKey(
-        "curation.Task",
+        "authoring.Task",
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
@@ -208,8 +203,6 @@ class Record(TimeStampedModel):
     @cached_property
     def turns(self) -> list[dict[str, Any]]:
         """The interaction as `[{"round", "role", "content", "thought", "action"}, ...]`."""
-        from curation.importers.records import turns_of
-
         return turns_of(self.source_format, self.raw)
 
 
@@ -228,7 +221,7 @@ class RecordSearchText(models.Model):
         "curation.Project", on_delete=models.CASCADE, related_name="+", db_index=False
     )
     text = models.TextField()
-    # The text's words two by two, each pair written as one (importers.records.word_pairs_of).
+    # The text's words two by two, each pair written as one (search_text.word_pairs_of).
     # On PostgreSQL, migration 0004 puts the trigram index of the record list's text search on it
     # (selectors._text_matches, which then checks `text` itself) and keeps it in the row.
     word_pairs = models.TextField()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from curation.errors import DomainError
@@ -19,9 +19,11 @@ from curation.importers import (
     Problem,
     import_records,
 )
+from curation.jobs import job_send_after_commit
 from curation.models import ImportBatch, ImportFormat, Project
 from curation.progress import ProgressPublisher, progress_clear, progress_read
 from curation.services.audit import audit_log
+from curation.services.import_lock import lock_project_for_import
 from curation.services.search import search_index_update_later
 
 if TYPE_CHECKING:
@@ -31,8 +33,6 @@ logger = logging.getLogger(__name__)
 
 UPLOAD_SUFFIXES = (".json", ".jsonl", ".zip")
 PROGRESS_KIND = "import"
-# The first key of the per-project advisory lock imports take (the second is the project's id).
-IMPORT_LOCK = 7101
 
 
 def import_batch_create(
@@ -78,10 +78,7 @@ def import_batch_create(
             after={"source": batch.source_name, "format": batch.format},
         )
         if upload is not None:
-            # Imported here, not at the top: the tasks module imports this one.
-            from curation.tasks import run_import_batch
-
-            transaction.on_commit(lambda: run_import_batch.delay(batch.pk))
+            job_send_after_commit("curation.tasks.run_import_batch", batch.pk)
     return batch
 
 
@@ -183,18 +180,6 @@ def _run(batch_id: int, *, source: Path | None) -> ImportBatch:
     if batch.state == ImportBatch.State.SUCCEEDED and batch.created_count:
         search_index_update_later(project_id=batch.project_id)
     return batch
-
-
-def lock_project_for_import(project_id: int) -> None:
-    """Let one import at a time write into a project, until its transaction ends.
-
-    An import reads which records the project has once, at its start, and writes only the
-    others; a second import running beside it could add the same ones meanwhile.
-    SQLite needs no lock: it lets one transaction write at a time anyway.
-    """
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [IMPORT_LOCK, project_id])
 
 
 def _finish_succeeded(batch: ImportBatch, report: ImportReport) -> None:

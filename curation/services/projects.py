@@ -4,19 +4,10 @@ from typing import TYPE_CHECKING
 
 from django.db import transaction
 
-from curation.models import (
-    DEFAULT_RUBRIC,
-    SAFEPRO_RISK_CATEGORIES,
-    Category,
-    Membership,
-    Project,
-    RiskCategory,
-    RiskType,
-    Role,
-    RubricCheck,
-)
+from curation.models import Category, Membership, Project, RiskType, Role
 from curation.models.taxonomy import RJUDGE_CATEGORIES, RJUDGE_RISK_TYPES
 from curation.services.audit import audit_log
+from curation.signals import project_created
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -31,8 +22,8 @@ def project_create(
     description: str = "",
     license: str = "",
 ) -> Project:
-    """Create a project seeded with R-Judge's categories and risk types, SafePro's risk
-    categories and the default task review rubric; its creator manages it."""
+    """Create a project seeded with R-Judge's categories and risk types (and, by the apps that
+    listen to project_created, with theirs); its creator manages it."""
     project = Project(name=name, slug=slug, description=description, license=license)
     project.full_clean()
     project.save()
@@ -43,14 +34,7 @@ def project_create(
         RiskType(project=project, slug=risk_slug, name=risk_name, position=position)
         for position, (risk_slug, risk_name) in enumerate(RJUDGE_RISK_TYPES)
     )
-    RiskCategory.objects.bulk_create(
-        RiskCategory(project=project, slug=risk_slug, name=risk_name, position=position)
-        for position, (risk_slug, risk_name) in enumerate(SAFEPRO_RISK_CATEGORIES)
-    )
-    RubricCheck.objects.bulk_create(
-        RubricCheck(project=project, text=text, position=position)
-        for position, text in enumerate(DEFAULT_RUBRIC)
-    )
+    project_created.send(sender=Project, project=project)
     if actor is not None and actor.is_authenticated:
         Membership.objects.create(project=project, user=actor, role=Role.MANAGER)
     audit_log(

@@ -11,8 +11,10 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from curation.importers.records import search_text_of, word_pairs_of
+from curation.jobs import job_send_after_commit
 from curation.models import ImportBatch, Record, RecordSearchText
+from curation.search_text import search_text_of, word_pairs_of
+from curation.services.import_lock import lock_project_for_import
 
 # Records indexed per transaction: short transactions, so pages and imports never wait long.
 SEARCH_CHUNK = 2000
@@ -61,12 +63,9 @@ def _search_text(project_id: int, record: Record) -> RecordSearchText:
 def _mark_batches_searchable(project_id: int) -> bool:
     """Mark the project's imports searchable if none of its records lacks search text.
 
-    Holds the imports' project lock meanwhile (see services/imports.py), so that no import can
-    commit between the check and the marking.
+    Holds the imports' project lock meanwhile, so that no import can commit between the check
+    and the marking.
     """
-    # Imported here: the imports service dispatches this one's task.
-    from curation.services.imports import lock_project_for_import
-
     with transaction.atomic():
         lock_project_for_import(project_id)
         if Record.objects.filter(project_id=project_id, search_text__isnull=True).exists():
@@ -81,7 +80,4 @@ def _mark_batches_searchable(project_id: int) -> bool:
 
 def search_index_update_later(*, project_id: int) -> None:
     """Have a worker index the project's new records once the current transaction commits."""
-    # Imported here: the tasks module imports the services.
-    from curation.tasks import update_search_index
-
-    transaction.on_commit(lambda: update_search_index.delay(project_id))
+    job_send_after_commit("curation.tasks.update_search_index", project_id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from curation.models import SafetyLabel
+from curation.choices import SafetyLabel
 from judging.models import Verdict
 from judging.protocols.base import Ask, Case, JudgeProtocol, Outcome
 from judging.protocols.fencing import Fence, agent_turn_text

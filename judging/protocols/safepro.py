@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from curation.models import SafetyLabel
+from curation.choices import SafetyLabel
 from judging.models import Verdict
 from judging.protocols.base import Ask, Case, JudgeProtocol, Outcome
 from judging.protocols.fencing import Fence, interaction_text, sections

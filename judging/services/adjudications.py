@@ -6,8 +6,9 @@ from typing import TYPE_CHECKING
 
 from django.db import transaction
 
+from curation.choices import SafetyLabel
 from curation.errors import DomainError
-from curation.models import Project, Record, SafetyLabel
+from curation.models import Project, Record
 from curation.services.audit import audit_log
 from judging import selectors
 from judging.models import Adjudication, Disagreement

@@ -19,8 +19,10 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from annotation.models import Annotation
 from curation.errors import Conflict, DomainError
-from curation.models import Annotation, Category, Project
+from curation.jobs import job_send, job_send_after_commit
+from curation.models import Category, Project
 from curation.services.audit import audit_log
 from judging.models import Judge, JudgeRun
 from judging.protocols import protocol_for
@@ -166,14 +168,12 @@ def judge_runs_recover() -> list[int]:
             Q(heartbeat_at__lt=now - stale_after) | Q(heartbeat_at__isnull=True),
             state=State.CANCELLING,
         ).update(state=State.CANCELLED, finished_at=now, updated_at=now)
-    from judging.tasks import run_judge
-
     recovered = []
     for run_id, heartbeat_at in JudgeRun.objects.filter(state=State.RUNNING).values_list(
         "id", "heartbeat_at"
     ):
         wait = 0.0 if heartbeat_at is None else (heartbeat_at + stale_after - now).total_seconds()
-        run_judge.apply_async((run_id,), countdown=max(0.0, wait + 1))
+        job_send("judging.tasks.run_judge", run_id, countdown=max(0.0, wait + 1))
         recovered.append(run_id)
     return recovered
 
@@ -245,7 +245,4 @@ def selection_description(selection: dict[str, Any]) -> str:
 
 
 def _dispatch_after_commit(run_id: int) -> None:
-    # Imported here: the tasks module imports the services.
-    from judging.tasks import run_judge
-
-    transaction.on_commit(lambda: run_judge.delay(run_id))
+    job_send_after_commit("judging.tasks.run_judge", run_id)

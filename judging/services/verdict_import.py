@@ -25,8 +25,9 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
+from curation.choices import SafetyLabel
 from curation.errors import DomainError
-from curation.models import Project, SafetyLabel
+from curation.models import Project
 from curation.services.audit import audit_log
 from judging.models import JudgeRun, Protocol, Verdict
 from judging.protocols import Outcome, storable

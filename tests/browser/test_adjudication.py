@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from curation.services.annotations import Label, annotation_submit
-from curation.services.queue import lease_next_record
+from annotation.services.labels import Label, annotation_submit
+from annotation.services.queue import lease_next_record
 from judging.selectors import final_labels
 from judging.services.disagreements import detect_disagreements
+from tests.annotation.annotators import add_annotator
 from tests.browser.conftest import PageEvents
 from tests.conftest import Cast
-from tests.curation.annotators import add_annotator
 from tests.factories import RecordFactory, rjudge_record
 from tests.judging.opinions import judge_run
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from curation.models import Annotation, Lease
-from curation.services.queue import lease_next_record
+from annotation.models import Annotation, Lease
+from annotation.services.queue import lease_next_record
+from tests.annotation.annotators import add_annotator, label_next, make_records
 from tests.browser.conftest import PageEvents
 from tests.browser.test_hostile_record import SCRIPT, assert_nothing_ran, hostile_record
 from tests.conftest import Cast
-from tests.curation.annotators import add_annotator, label_next, make_records
 
 pytestmark = pytest.mark.browser
 

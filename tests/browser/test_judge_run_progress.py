@@ -7,8 +7,8 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
-from judging import tasks
 from judging.models import JudgeRun
+from judging.services import runs as runs_service
 from judging.services.runs import judge_run_create
 from tests.browser.conftest import PageEvents
 from tests.conftest import Cast
@@ -21,7 +21,7 @@ def test_the_progress_bar_follows_the_run_and_stops_when_it_ends(
     cast: Cast, page: Page, page_events: PageEvents, log_in, monkeypatch
 ) -> None:
     # The worker is played by this test, writing the run's row as a worker would.
-    monkeypatch.setattr(tasks.run_judge, "delay", lambda run_id: None)
+    monkeypatch.setattr(runs_service, "job_send_after_commit", lambda task, run_id: None)
     numbered_records(cast.project, 5)
     judge = make_judge(cast.project, "http://127.0.0.1:9/v1")
     run = judge_run_create(actor=cast.manager, project=cast.project, judge=judge)

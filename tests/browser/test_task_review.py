@@ -9,11 +9,11 @@ import json
 import pytest
 from playwright.sync_api import Page, expect
 
-from curation.models import Task
-from curation.services.tasks import task_submit, task_update
+from authoring.models import Task
+from authoring.services.tasks import task_submit, task_update
+from tests.authoring.task_helpers import task_content
 from tests.browser.conftest import PageEvents
 from tests.conftest import Cast
-from tests.curation.task_helpers import task_content
 
 pytestmark = pytest.mark.browser
 

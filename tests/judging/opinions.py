@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from curation.models import Annotation, Record
+from annotation.models import Annotation
+from curation.models import Record
 from judging.models import JudgeRun, Verdict
 
 

@@ -10,14 +10,14 @@ import time
 from django.core.cache import cache
 from django.db import connection, transaction
 
+from annotation.services.labels import Label, annotation_submit, annotation_update
+from annotation.services.queue import lease_next_record
 from config.celery import app
-from curation.services.annotations import Label, annotation_submit, annotation_update
-from curation.services.queue import lease_next_record
 from judging.models import Disagreement, PendingCheck
 from judging.services.disagreements import detect_pending
 from judging.tasks import check_due_key
+from tests.annotation.annotators import add_annotator, label_next, make_records
 from tests.conftest import Cast
-from tests.curation.annotators import add_annotator, label_next, make_records
 
 # How long the worker may take to look at a label.
 WAIT_SECONDS = 20

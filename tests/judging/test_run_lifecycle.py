@@ -9,10 +9,12 @@ import pytest
 from django.db import connections
 from django.utils import timezone
 
+from annotation.models import Annotation
+from authoring.models import Task
 from curation.errors import Conflict, DomainError
-from curation.models import Annotation, AuditEvent, Task
-from judging import tasks
+from curation.models import AuditEvent
 from judging.models import JudgeRun, Protocol
+from judging.services import runs as runs_service
 from judging.services.run_engine import judge_run_execute
 from judging.services.runs import (
     judge_run_cancel,
@@ -246,9 +248,9 @@ def test_a_starting_worker_takes_up_runs_whose_worker_died(cast, settings, monke
     JudgeRun.objects.filter(pk=runs[2].pk).update(state=State.CANCELLING, heartbeat_at=stale)
     dispatched = {}
     monkeypatch.setattr(
-        tasks.run_judge,
-        "apply_async",
-        lambda args, countdown: dispatched.__setitem__(args[0], countdown),
+        runs_service,
+        "job_send",
+        lambda task, run_id, countdown: dispatched.__setitem__(run_id, countdown),
     )
 
     judge_runs_recover()

@@ -6,10 +6,11 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from curation.models import Annotation, Project, Record
+from annotation.models import Annotation
+from curation.models import Project, Record
 from releases.models import Release
 from releases.services import release_build, release_create
-from tests.curation.annotators import add_annotator
+from tests.annotation.annotators import add_annotator
 from tests.factories import RecordFactory, rjudge_record
 
 

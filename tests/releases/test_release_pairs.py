@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from curation.models import Task
+from authoring.models import Task
 from releases.build import release_folder
 from releases.services import release_options
+from tests.authoring.task_helpers import make_task
 from tests.conftest import Cast
-from tests.curation.task_helpers import make_task
 from tests.releases.helpers import annotators, built_release, label, record
 
 pytestmark = pytest.mark.django_db

@@ -1,0 +1,105 @@
+"""A project's annotation settings and its guidelines, which managers change."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils.safestring import SafeString, mark_safe
+from markdown_it import MarkdownIt
+
+from annotation.models import GuidelineVersion
+from curation.errors import DomainError
+from curation.models import Project
+from curation.services.audit import audit_log
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+# What managers set on the annotation settings page, besides the guidelines.
+ANNOTATION_SETTINGS = (
+    "overlap",
+    "lease_minutes",
+    "ask_risk_types",
+    "ask_risk_description",
+    "ask_safety_score",
+    "ask_helpfulness_score",
+    "ask_evidence_turns",
+)
+GUIDELINES_MAX_CHARS = 100_000
+
+# CommonMark with tables and strikethrough; raw HTML in the text is shown as text, and links
+# with javascript: or data: URLs are not made into links (markdown-it's default check).
+_markdown = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+
+
+@transaction.atomic
+def annotation_settings_update(
+    *, project: Project, actor: AbstractBaseUser, **settings: Any
+) -> Project:
+    """Change how the project is labelled: overlap k, lease time and the fields asked.
+
+    Labels already given stay as they are. Lowering k below the labels a record has leaves the
+    record complete; raising it offers records again until they have k.
+    """
+    unknown = set(settings) - set(ANNOTATION_SETTINGS)
+    if unknown:
+        raise DomainError(f"Not an annotation setting: {', '.join(sorted(unknown))}.")
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    before = {name: getattr(project, name) for name in settings}
+    for name, value in settings.items():
+        setattr(project, name, value)
+    project.full_clean()
+    project.save(update_fields=[*settings, "updated_at"])
+    changed = {name: value for name, value in settings.items() if before[name] != value}
+    if changed:
+        audit_log(
+            actor=actor,
+            action="curation.project.annotation_settings_changed",
+            project=project,
+            obj=project,
+            before={name: before[name] for name in changed},
+            after=changed,
+        )
+    return project
+
+
+@transaction.atomic
+def guidelines_publish(*, project: Project, actor: AbstractBaseUser, text: str) -> GuidelineVersion:
+    """Publish a new version of the guidelines; labels from now on record it.
+
+    Versions are never edited, so that every label keeps the text it was made under.
+    """
+    text = text.strip()
+    if not text:
+        raise DomainError("Write the guidelines before publishing them.")
+    if len(text) > GUIDELINES_MAX_CHARS:
+        raise DomainError(f"Guidelines are limited to {GUIDELINES_MAX_CHARS:,} characters.")
+    # Publishing twice at once would pick the same number: the project's row serialises it.
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+    latest = project.guideline_versions.aggregate(number=Max("number"))["number"] or 0
+    version = GuidelineVersion(project=project, number=latest + 1, text=text, created_by=actor)
+    version.full_clean()
+    version.save()
+    audit_log(
+        actor=actor,
+        action="curation.guidelines.published",
+        project=project,
+        obj=version,
+        after={"number": version.number, "text": text},
+    )
+    return version
+
+
+def guidelines_html(version: GuidelineVersion) -> SafeString:
+    """The guidelines as HTML. Versions never change, so each is rendered once per process."""
+    return _render(version.pk, version.text)
+
+
+@lru_cache(maxsize=64)
+def _render(pk: int, text: str) -> SafeString:
+    # Safe to mark: with raw HTML off, markdown-it escapes every character of the text it
+    # does not turn into markup itself, and managers (not records) write guidelines.
+    return mark_safe(_markdown.render(text))  # noqa: S308

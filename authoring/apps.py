@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class AuthoringConfig(AppConfig):
+    name = "authoring"
+    verbose_name = "Task authoring"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from authoring import receivers
+        from curation.signals import project_created
+
+        project_created.connect(
+            receivers.seed_review_settings, dispatch_uid="authoring.seed_review_settings"
+        )

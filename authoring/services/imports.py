@@ -1,0 +1,369 @@
+"""Importing SafePro files: tasks with their reference files, and agent runs as records.
+
+Both are small (hundreds of tasks or runs) and run in the caller's process. Both check the whole
+input before writing anything, write in one transaction, and skip what the project already has,
+so importing a file twice adds nothing the second time.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.utils import timezone
+
+from authoring.importers.safepro import SafeProTask, TaskProblem, read_safepro
+from authoring.importers.safepro_source import SafeProSource
+from authoring.models import RiskCategory, Task, TaskRevision
+from authoring.reference_files import check_reference_file, safe_file_name
+from authoring.services.tasks import (
+    REQUIRED_FOR_REVIEW,
+    reference_file_store,
+    task_content_problems,
+    task_snapshot,
+)
+from authoring.workflow import project_roles
+from curation.choices import SourceFormat
+from curation.errors import DomainError, NotAllowed
+from curation.formats.safepro_run import AgentRun, read_run
+from curation.importers import PROBLEM_LIMIT, InvalidRecord, Problem, layout_path
+from curation.models import Category, ImportBatch, ImportFormat, Project, Record, Role, Scenario
+from curation.services.audit import audit_log
+from curation.services.import_lock import lock_project_for_import
+from curation.services.search import search_index_update, search_index_update_later
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+# The states imported tasks may start in: drafts to take through review, or an already
+# reviewed benchmark (a published SafePro file).
+IMPORT_STATES = (Task.State.DRAFT, Task.State.APPROVED)
+# Where agent runs sit in the R-Judge layout, by the name of their file: a records export writes
+# each run file back as one JSON list.
+RUNS_FOLDER = "SafePro runs"
+CATEGORY_MAX_CHARS = Category._meta.get_field("name").max_length
+
+
+@dataclass
+class TaskImportReport:
+    created: list[str] = field(default_factory=list)
+    # The task_ids the project had already: left as they are.
+    existing: list[str] = field(default_factory=list)
+    # Nothing was written when there are problems.
+    problems: list[TaskProblem] = field(default_factory=list)
+
+
+@dataclass
+class _Prepared:
+    task: SafeProTask
+    content: dict[str, Any]
+    # (name, bytes, content type)
+    files: list[tuple[str, bytes, str]]
+
+
+def safepro_import(
+    *,
+    actor: AbstractBaseUser,
+    project: Project,
+    source: SafeProSource,
+    state: str = Task.State.DRAFT,
+) -> TaskImportReport:
+    """Import a SafePro file's tasks as drafts by `actor`, or as approved tasks.
+
+    Tasks whose task_id the project has are reported as already present and left alone.
+    """
+    if Role.MANAGER not in project_roles(actor, project.pk):
+        raise NotAllowed("Only managers import tasks.")
+    if state not in IMPORT_STATES:
+        raise DomainError("Imported tasks start as drafts or as approved tasks.")
+    tasks, problems = read_safepro(source.document())
+    report = TaskImportReport(problems=problems)
+    stored: list[str] = []
+    try:
+        with transaction.atomic():
+            # One import at a time per project, so that two cannot both add the same task_id.
+            lock_project_for_import(project.pk)
+            present = set(
+                project.tasks.filter(external_id__in=[t.task_id for t in tasks]).values_list(
+                    "external_id", flat=True
+                )
+            )
+            report.existing = [task.task_id for task in tasks if task.task_id in present]
+            fresh = [task for task in tasks if task.task_id not in present]
+            prepared = _prepare(project, source, fresh, state)
+            report.problems.extend(prepared.problems)
+            if report.problems:
+                report.problems = report.problems[:PROBLEM_LIMIT]
+                return report
+            now = timezone.now()
+            for item in prepared.items:
+                stored.extend(_create(actor, project, item, state, now))
+                report.created.append(item.task.task_id)
+    except BaseException:
+        # The rows went with the transaction: the files stored for them go too.
+        for name in stored:
+            default_storage.delete(name)
+        raise
+    return report
+
+
+@dataclass
+class _Preparation:
+    items: list[_Prepared]
+    problems: list[TaskProblem]
+
+
+def _prepare(
+    project: Project, source: SafeProSource, tasks: list[SafeProTask], state: str
+) -> _Preparation:
+    """The tasks' content checked as the studio checks a task, and their files read."""
+    categories: dict[str, RiskCategory] = {}
+    for category in project.risk_categories.all():
+        categories[category.name.casefold()] = categories[category.slug.casefold()] = category
+    known = ", ".join(sorted({c.name for c in categories.values()}))
+    items, problems = [], []
+    for task in tasks:
+
+        def problem(name: str, message: str, task: SafeProTask = task) -> None:
+            problems.append(TaskProblem(task.key, task.index, name, message))
+
+        category = categories.get(task.risk_category.strip().casefold())
+        if task.risk_category and category is None:
+            problem(
+                "risk_category",
+                f"“{task.risk_category}” is not a risk category of this project ({known}).",
+            )
+        content = {
+            "sector": task.sector,
+            "occupation": task.occupation,
+            "prompt": task.prompt,
+            "messages": task.messages,
+            "risk_category": category,
+            "malicious_motivation": task.malicious_motivation,
+            "risk_outcome": task.risk_outcome,
+            "unsafe_criteria": task.unsafe_criteria,
+            "safe_criteria": task.safe_criteria,
+        }
+        for name, message in task_content_problems(project, content).items():
+            if name in ("sector", "occupation"):
+                # They come from the key, which the problem names already.
+                problem("", f"the {name} {message}")
+            else:
+                problem(name, message)
+        if state == Task.State.APPROVED:
+            for name in REQUIRED_FOR_REVIEW:
+                if not content[name] and not (name == "risk_category" and task.risk_category):
+                    problem(name, "is required for an approved task.")
+        files = []
+        for position, path in enumerate(task.reference_files):
+            name = safe_file_name(PurePosixPath(path).name)
+            data = source.reference(path)
+            if data is None:
+                problem(f"reference_files[{position}]", f"“{path}” is not in {source.name}.")
+                continue
+            if any(name == other for other, _, _ in files):
+                problem(f"reference_files[{position}]", f"a second file called “{name}”.")
+                continue
+            try:
+                files.append((name, data, check_reference_file(name, data)))
+            except DomainError as error:
+                problem(f"reference_files[{position}]", error.message)
+        items.append(_Prepared(task, content, files))
+    return _Preparation(items, problems)
+
+
+def _create(
+    actor: AbstractBaseUser, project: Project, item: _Prepared, state: str, now: Any
+) -> list[str]:
+    """Create the task and its files; return the names of the files stored."""
+    approved = state == Task.State.APPROVED
+    task = Task(
+        project=project,
+        author=actor,
+        external_id=item.task.task_id,
+        state=state,
+        round=1 if approved else 0,
+        submitted_at=now if approved else None,
+        decided_at=now if approved else None,
+        **item.content,
+    )
+    task.full_clean()
+    task.save()
+    stored = [
+        reference_file_store(
+            task=task, name=name, data=data, content_type=content_type, by=actor
+        ).file.name
+        for name, data, content_type in item.files
+    ]
+    if approved:
+        # An approved task is one whose submission was accepted: it has that revision.
+        TaskRevision.objects.create(
+            task=task, number=1, content=task_snapshot(task), created_by=actor
+        )
+    audit_log(
+        actor=actor,
+        action="curation.task.imported",
+        project=project,
+        obj=task,
+        after={"state": state, "external_id": task.external_id, "files": len(item.files)},
+    )
+    return stored
+
+
+@dataclass
+class RunImportReport:
+    created: int = 0
+    existing: int = 0
+    # By line of the file; nothing was written when there are problems.
+    problems: list[Problem] = field(default_factory=list)
+    batch: ImportBatch | None = None
+
+
+def agent_runs_import(
+    *,
+    actor: AbstractBaseUser | None,
+    project: Project,
+    name: str,
+    lines: Iterable[bytes | str],
+    index_now: bool = False,
+) -> RunImportReport:
+    """Import agent runs (JSONL) as records linked to the tasks they ran.
+
+    Each record's category and scenario are its task's sector and occupation. The text search
+    indexes the new records once the import commits (at once with `index_now`, for commands).
+    """
+    if actor is not None and Role.MANAGER not in project_roles(actor, project.pk):
+        raise NotAllowed("Only managers import agent runs.")
+    report = RunImportReport()
+    runs: list[tuple[int, AgentRun]] = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            text = line.decode() if isinstance(line, bytes) else line
+            if not text.strip():
+                continue
+            runs.append((number, read_run(text)))
+        except UnicodeDecodeError:
+            report.problems.append(Problem(name, number, "", "is not UTF-8 text", unit="line"))
+        except InvalidRecord as invalid:
+            report.problems.extend(
+                Problem(name, number, field, message, unit="line")
+                for field, message in invalid.problems
+            )
+        if len(report.problems) >= PROBLEM_LIMIT:
+            break
+    tasks = {
+        task.external_id: task
+        for task in project.tasks.filter(external_id__in={run.instance_id for _, run in runs})
+    }
+    for number, run in runs:
+        task = tasks.get(run.instance_id)
+        if task is None:
+            report.problems.append(
+                Problem(
+                    name,
+                    number,
+                    "instance_id",
+                    f"no task of this project has the task_id “{run.instance_id}”",
+                    unit="line",
+                )
+            )
+        elif len(task.sector) > CATEGORY_MAX_CHARS:
+            report.problems.append(
+                Problem(
+                    name,
+                    number,
+                    "instance_id",
+                    f"the task's sector is longer than {CATEGORY_MAX_CHARS} characters, the "
+                    "longest a category may be",
+                    unit="line",
+                )
+            )
+    if report.problems:
+        report.problems = report.problems[:PROBLEM_LIMIT]
+        return report
+    with transaction.atomic():
+        lock_project_for_import(project.pk)
+        report.batch = _write_runs(actor, project, name, runs, tasks, report)
+    if report.created:
+        if index_now:
+            search_index_update(project_id=project.pk)
+        else:
+            search_index_update_later(project_id=project.pk)
+    return report
+
+
+def _write_runs(
+    actor: AbstractBaseUser | None,
+    project: Project,
+    name: str,
+    runs: list[tuple[int, AgentRun]],
+    tasks: dict[str, Task],
+    report: RunImportReport,
+) -> ImportBatch:
+    now = timezone.now()
+    present = set(
+        project.records.filter(external_id__in=[run.external_id for _, run in runs]).values_list(
+            "external_id", flat=True
+        )
+    )
+    batch = ImportBatch(
+        project=project,
+        created_by=actor,
+        source_name=name[-300:],
+        format=ImportFormat.JSONL,
+        state=ImportBatch.State.SUCCEEDED,
+        attempts=1,
+        started_at=now,
+        finished_at=now,
+        record_count=len(runs),
+    )
+    batch.full_clean()
+    batch.save()
+    source_path = layout_path(RUNS_FOLDER, f"{PurePosixPath(name).stem}.json")
+    records, sectors = [], Counter()
+    for position, (_, run) in enumerate(runs):
+        if run.external_id in present:
+            report.existing += 1
+            continue
+        present.add(run.external_id)
+        task = tasks[run.instance_id]
+        category, _ = Category.objects.get_or_create(project=project, name=task.sector)
+        scenario, _ = Scenario.objects.get_or_create(category=category, name=task.occupation)
+        sectors[task.sector] += 1
+        records.append(
+            Record(
+                project=project,
+                batch=batch,
+                external_id=run.external_id,
+                category=category,
+                scenario=scenario,
+                source_format=SourceFormat.SAFEPRO_RUN,
+                source_path=source_path,
+                source_position=position,
+                profile=run.profile,
+                preview=run.preview,
+                content_hash=run.content_hash,
+                raw=run.raw,
+                metadata=run.metadata,
+                task=task,
+            )
+        )
+    Record.objects.bulk_create(records)
+    report.created = len(records)
+    batch.created_count = report.created
+    batch.existing_count = report.existing
+    batch.category_counts = dict(sectors)
+    batch.save()
+    audit_log(
+        actor=actor,
+        action="curation.import.succeeded",
+        project=project,
+        obj=batch,
+        after={"records": len(runs), "created": report.created, "existing": report.existing},
+    )
+    return batch

@@ -1,0 +1,21 @@
+"""The vocabularies that records, labels and verdicts share, apart from the models so that the
+record formats can use them without loading any model."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class SafetyLabel(models.TextChoices):
+    """A safety label, as sources, annotators, judges and adjudicators give it."""
+
+    SAFE = "safe", "Safe"
+    UNSAFE = "unsafe", "Unsafe"
+    UNSURE = "unsure", "Unsure"
+
+
+class SourceFormat(models.TextChoices):
+    """The shape of a record's raw source, which decides how its turns are read."""
+
+    RJUDGE = "rjudge", "R-Judge (and ASSEBench)"
+    SAFEPRO_RUN = "safepro_run", "SafePro agent run"

@@ -1,0 +1,42 @@
+"""Jobs are sent to the workers by the name of their task (curation/jobs.py): every name sent
+must be a task the workers run, or the job would wait in the queue for ever."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+
+from config.celery import app
+from tests.test_layout import MODULES
+
+SENDERS = {"job_send", "job_send_after_commit"}
+
+
+def _names_sent() -> set[str]:
+    names = set()
+    for path in MODULES.values():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in SENDERS
+            ):
+                first = node.args[0]
+                assert isinstance(first, ast.Constant), f"{path}: a task is named by a literal"
+                names.add(first.value)
+    return names
+
+
+def test_every_job_sent_names_a_task_the_workers_run() -> None:
+    for module in MODULES:
+        if module.endswith(".tasks"):
+            importlib.import_module(module)
+    sent = _names_sent()
+
+    assert sent >= {
+        "curation.tasks.run_import_batch",
+        "curation.tasks.update_search_index",
+        "judging.tasks.run_judge",
+        "releases.tasks.build_release",
+    }
+    assert sent - set(app.tasks) == set()
