@@ -21,11 +21,15 @@ from rest_framework.views import APIView
 
 from curation.access import ANY_MEMBER
 from curation.api import ProjectScoped
-from curation.errors import Conflict, NotAllowed
+from curation.errors import NotAllowed
 from releases.access import readable_release
 from releases.build import release_file_path
 from releases.models import Release
-from releases.serializers import ReleaseCreateSerializer, ReleaseSerializer
+from releases.serializers import (
+    ReleaseCreateSerializer,
+    ReleaseSerializer,
+    ReleaseUpdateSerializer,
+)
 from releases.services import release_create_as_chosen, release_delete, release_update
 
 
@@ -95,17 +99,22 @@ class ReleaseDetail(ReleaseScoped):
 
     @extend_schema(
         summary="Make a release public or private (managers); nothing else about it changes",
-        request=ReleaseSerializer,
-        responses={200: ReleaseSerializer, 409: OpenApiResponse(description="A frozen field")},
+        request=ReleaseUpdateSerializer,
+        responses={
+            200: ReleaseSerializer,
+            400: OpenApiResponse(description="`public` is not a boolean, or no such field"),
+            409: OpenApiResponse(description="A frozen field"),
+        },
     )
     def patch(self, request: Request, slug: str, release_id: int) -> Response:
         release = self.release(request, slug, release_id)
         if not request.user.is_authenticated:
             self.permission_denied(request)
-        unknown = set(request.data) - set(ReleaseSerializer.Meta.fields)
-        if unknown:
-            raise Conflict(f"A release has no field {', '.join(sorted(unknown))}.")
-        release_update(actor=request.user, release=release, changes=dict(request.data))
+        shown = ReleaseSerializer(release, context={"request": request}).data
+        change = ReleaseUpdateSerializer(data=request.data, partial=True, context={"shown": shown})
+        change.is_valid(raise_exception=True)
+        public = change.validated_data.get("public", release.public)
+        release_update(actor=request.user, release=release, public=public)
         return Response(ReleaseSerializer(release, context={"request": request}).data)
 
     @extend_schema(

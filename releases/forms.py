@@ -48,3 +48,11 @@ class ReleaseForm(forms.Form):
         label="Public",
         help_text="Anyone may download a public release; a private one, only managers.",
     )
+
+
+class VisibilityForm(forms.Form):
+    """The release page's "Make public" and "Make private" buttons."""
+
+    public = forms.TypedChoiceField(
+        choices=[("true", "Public"), ("false", "Private")], coerce=lambda value: value == "true"
+    )

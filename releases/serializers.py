@@ -5,6 +5,7 @@ from typing import Any
 from django.urls import reverse
 from rest_framework import serializers
 
+from curation.errors import Conflict
 from releases.build import build_progress
 from releases.models import LabelBasis, Release
 from releases.pairs import DEFAULT_MIN_CHOSEN, DEFAULT_MIN_GAP, PairBy
@@ -61,6 +62,34 @@ class ReleaseSerializer(serializers.ModelSerializer):
 
         entries = [*release.manifest.get("files", []), {"name": "manifest.json"}]
         return [{**entry, "url": url(entry["name"])} for entry in entries]
+
+
+class ReleaseUpdateSerializer(serializers.Serializer):
+    """A change to a release: whether it is public, a boolean (`false`, `"false"` and `0` are
+    false; anything that is not a boolean is refused). A client may send back the other fields
+    of the release as it read them, but changing one is a conflict: a release never changes once
+    created."""
+
+    public = serializers.BooleanField()
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        shown: dict[str, Any] = self.context["shown"]
+        unknown = sorted(set(self.initial_data) - set(shown))
+        if unknown:
+            raise serializers.ValidationError(
+                {name: ["A release has no such field."] for name in unknown}
+            )
+        frozen = sorted(
+            name
+            for name in self.initial_data
+            if name != "public" and self.initial_data[name] != shown[name]
+        )
+        if frozen:
+            raise Conflict(
+                f"A release never changes once created ({', '.join(frozen)}): create a new "
+                "version instead."
+            )
+        return data
 
 
 class ReleaseCreateSerializer(serializers.Serializer):

@@ -34,8 +34,6 @@ SEMVER = re.compile(
     r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
     r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
 )
-# What a manager may change once a release exists: who may download it, nothing else.
-CHANGEABLE = frozenset({"public"})
 
 
 def release_options(
@@ -182,26 +180,14 @@ def release_retry(*, actor: AbstractBaseUser, release: Release) -> Release:
     return release
 
 
-def release_update(
-    *, actor: AbstractBaseUser, release: Release, changes: dict[str, Any]
-) -> Release:
-    """Change whether the release is public: the only thing about a release that may change."""
+def release_update(*, actor: AbstractBaseUser, release: Release, public: bool) -> Release:
+    """Make the release public or private: the only thing about a release that may change."""
     _check_manager(actor, release.project)
-    frozen = sorted(
-        name
-        for name, value in changes.items()
-        if name not in CHANGEABLE and value != getattr(release, name, None)
-    )
-    if frozen:
-        raise Conflict(
-            f"A release never changes once created ({', '.join(frozen)}): create a new version "
-            "instead."
-        )
-    if "public" not in changes or bool(changes["public"]) == release.public:
+    if public == release.public:
         return release
     with transaction.atomic():
         before = {"public": release.public}
-        release.public = bool(changes["public"])
+        release.public = public
         release.save(update_fields=["public", "updated_at"])
         audit_log(
             actor=actor,

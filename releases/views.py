@@ -10,7 +10,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import BadRequest, PermissionDenied
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -23,7 +23,7 @@ from curation.models import Project
 from releases.access import is_published, readable_release
 from releases.build import build_progress, release_check, release_file_path
 from releases.changes import LISTED, release_changes
-from releases.forms import ReleaseForm
+from releases.forms import ReleaseForm, VisibilityForm
 from releases.models import Release
 from releases.services import (
     release_create_as_chosen,
@@ -168,8 +168,12 @@ def release_visibility(
     request: HttpRequest, access: ProjectAccess, release_id: int
 ) -> HttpResponse:
     release = _managed_release(access, release_id)
-    public = request.POST.get("public") == "true"
-    release_update(actor=request.user, release=release, changes={"public": public})
+    form = VisibilityForm(request.POST)
+    if not form.is_valid():
+        # The page's buttons send "true" or "false": anything else is not theirs.
+        raise BadRequest("Say whether the release is public: true or false.")
+    public = form.cleaned_data["public"]
+    release_update(actor=request.user, release=release, public=public)
     messages.success(
         request,
         "The release is public: anyone may download it."
