@@ -7,11 +7,11 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 
 from curation.access import RECORD_READERS
 from curation.api import ProjectScoped
@@ -20,8 +20,11 @@ from judging.models import Adjudication, Disagreement
 from judging.serializers_adjudication import (
     AdjudicationCreateSerializer,
     AdjudicationSerializer,
+    AgreementQuerySerializer,
     AgreementReportSerializer,
+    DisagreementQuerySerializer,
     DisagreementSerializer,
+    QualityQuerySerializer,
     QualityReportSerializer,
 )
 from judging.services.adjudications import adjudication_create
@@ -31,21 +34,17 @@ class ReviewerScoped(ProjectScoped):
     allowed_roles = RECORD_READERS
 
 
-def _choice(request: Request, name: str, choices: list[str], default: str = "") -> str:
-    value = request.query_params.get(name, default)
-    if value and value not in choices:
-        raise ValidationError({name: [f"Choose one of: {', '.join(choices)}."]})
-    return value
+def _query(serializer_class: type[Serializer], request: Request, **context: Any) -> dict[str, Any]:
+    """The request's query parameters, validated by `serializer_class` (400 naming each)."""
+    query = serializer_class(data=request.query_params, context=context)
+    query.is_valid(raise_exception=True)
+    return query.validated_data
 
 
 @extend_schema(
     tags=["adjudication"],
     summary="The project's disagreements, most contested first (reviewers and managers)",
-    parameters=[
-        OpenApiParameter("state", str, enum=Disagreement.State.values),
-        OpenApiParameter("kind", str, enum=Disagreement.Kind.values),
-        OpenApiParameter("record", int, description="Only this record's."),
-    ],
+    parameters=[DisagreementQuerySerializer],
 )
 class DisagreementList(ReviewerScoped, generics.ListAPIView):
     """Disagreements found as labels and verdicts arrive; `labels` says who said what."""
@@ -53,18 +52,9 @@ class DisagreementList(ReviewerScoped, generics.ListAPIView):
     serializer_class = DisagreementSerializer
 
     def get_queryset(self) -> QuerySet[Disagreement]:
+        filters = _query(DisagreementQuerySerializer, self.request)
         disagreements = self.access.project.disagreements.select_related("record")
-        for name, choices in (
-            ("state", Disagreement.State.values),
-            ("kind", Disagreement.Kind.values),
-        ):
-            if value := _choice(self.request, name, choices):
-                disagreements = disagreements.filter(**{name: value})
-        if record := self.request.query_params.get("record"):
-            if not record.isdigit():
-                raise ValidationError({"record": ["A record's id."]})
-            disagreements = disagreements.filter(record_id=int(record))
-        return disagreements.order_by("-weight", "created_at", "id")
+        return disagreements.filter(**filters).order_by("-weight", "created_at", "id")
 
 
 @extend_schema(tags=["adjudication"], summary="One disagreement (reviewers and managers)")
@@ -111,11 +101,11 @@ class AdjudicationList(ReviewerScoped, generics.ListAPIView):
 @extend_schema(
     tags=["metrics"],
     summary="Judge quality of runs against a reference (reviewers and managers)",
-    parameters=[
-        OpenApiParameter("reference", str, enum=reports.Reference.values, default="gold"),
-        OpenApiParameter("runs", int, many=True, description="Run ids (default: the latest two)."),
-    ],
-    responses={200: QualityReportSerializer},
+    parameters=[QualityQuerySerializer],
+    responses={
+        200: QualityReportSerializer,
+        400: OpenApiResponse(description="A parameter is invalid, or names no run of labels"),
+    },
 )
 class QualityReport(ReviewerScoped, generics.GenericAPIView):
     """F1, recall, specificity and validity with unsafe as the positive class (an invalid
@@ -125,21 +115,21 @@ class QualityReport(ReviewerScoped, generics.GenericAPIView):
     serializer_class = QualityReportSerializer
 
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        reference = _choice(request, "reference", reports.Reference.values, "gold")
-        runs = reports.quality_runs(self.access.project)
-        wanted = request.query_params.getlist("runs")
-        if any(not run.isdigit() for run in wanted):
-            raise ValidationError({"runs": ["Run ids."]})
-        run_ids = [int(run) for run in wanted] or [run.pk for run in runs[:2]]
-        report = reports.quality_report(self.access.project, run_ids=run_ids, reference=reference)
+        project = self.access.project
+        query = _query(QualityQuerySerializer, request, project=project)
+        run_ids = query.get("runs") or [run.pk for run in reports.quality_runs(project)[:2]]
+        report = reports.quality_report(project, run_ids=run_ids, reference=query["reference"])
         return Response(QualityReportSerializer(report).data)
 
 
 @extend_schema(
     tags=["metrics"],
     summary="Agreement between annotators (reviewers and managers)",
-    parameters=[OpenApiParameter("scale", str, enum=reports.Scale.values, default="verdict")],
-    responses={200: AgreementReportSerializer},
+    parameters=[AgreementQuerySerializer],
+    responses={
+        200: AgreementReportSerializer,
+        400: OpenApiResponse(description="The scale is not one of those offered"),
+    },
 )
 class AgreementReport(ReviewerScoped, generics.GenericAPIView):
     """Percent agreement, Fleiss' kappa, Krippendorff's alpha (nominal for verdicts, ordinal
@@ -149,6 +139,6 @@ class AgreementReport(ReviewerScoped, generics.GenericAPIView):
     serializer_class = AgreementReportSerializer
 
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        scale = _choice(request, "scale", reports.Scale.values, "verdict")
+        scale = _query(AgreementQuerySerializer, request)["scale"]
         report = reports.agreement_report(self.access.project, scale=scale)
         return Response(AgreementReportSerializer(report).data)

@@ -8,6 +8,7 @@ string of bytes that numpy reads in place, without a Python object per value.
 from __future__ import annotations
 
 import numpy as np
+from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.db.models import Case, IntegerField, QuerySet, Value, When
 from django.db.models.lookups import In
@@ -35,9 +36,11 @@ def code_of(field: str, codes: dict[str, int], default: int) -> Case:
 
 def fetch_rows(rows: QuerySet) -> list[tuple]:
     """The rows of a values_list as tuples, without the ORM's converters."""
-    sql, params = rows.query.sql_with_params()
+    query = _sql(rows)
+    if query is None:
+        return []
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(*query)
         return cursor.fetchall()
 
 
@@ -45,7 +48,10 @@ def int_matrix(rows: QuerySet, width: int) -> np.ndarray:
     """A values_list of `width` integer columns, none of them null, as an (n, width) array."""
     if connection.vendor != "postgresql":
         return np.array(fetch_rows(rows), dtype=np.int64).reshape(-1, width)
-    sql, params = rows.query.sql_with_params()
+    query = _sql(rows)
+    if query is None:
+        return np.empty((0, width), dtype=np.int64)
+    sql, params = query
     names = [f"c{i}" for i in range(width)]
     # All rows in one value: each row's columns as 8-byte big-endian integers, end to end.
     packed = " || ".join(f"int8send({name}::bigint)" for name in names)
@@ -54,3 +60,12 @@ def int_matrix(rows: QuerySet, width: int) -> np.ndarray:
         cursor.execute(statement, params)
         data = cursor.fetchone()[0] or b""
     return np.frombuffer(data, dtype=">i8").reshape(-1, width).astype(np.int64)
+
+
+def _sql(rows: QuerySet) -> tuple[str, tuple[object, ...]] | None:
+    """The query's SQL and parameters, or None when it can match no row: the ORM writes no SQL
+    for a filter such as `run_id__in=[]` (no run chosen, none in the project) and raises."""
+    try:
+        return rows.query.sql_with_params()
+    except EmptyResultSet:
+        return None

@@ -57,8 +57,24 @@ class AdjudicationSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+# PostgreSQL's bigint, the type of every id: a larger number in a query would fail it.
+LARGEST_ID = 2**63 - 1
+
+
+def id_field(**options: Any) -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=1, max_value=LARGEST_ID, **options)
+
+
+class DisagreementQuerySerializer(serializers.Serializer):
+    """The disagreement list's filters."""
+
+    state = serializers.ChoiceField(choices=Disagreement.State.choices, required=False)
+    kind = serializers.ChoiceField(choices=Disagreement.Kind.choices, required=False)
+    record = id_field(required=False, source="record_id", help_text="Only this record's.")
+
+
 class AdjudicationCreateSerializer(serializers.Serializer):
-    record = serializers.IntegerField(help_text="The record's id.")
+    record = id_field(help_text="The record's id.")
     label = serializers.ChoiceField(choices=FINAL_LABELS, help_text="The final label.")
     reason = serializers.CharField(max_length=5000, help_text="Why: kept with the final label.")
     risk_description = serializers.CharField(max_length=5000, required=False, allow_blank=True)
@@ -85,6 +101,32 @@ class EstimateField(serializers.Field):
                 ("high", estimate.high),
             )
         }
+
+
+class QualityQuerySerializer(serializers.Serializer):
+    """What the quality report compares: runs of the project that give safety labels, with a
+    reference."""
+
+    reference = serializers.ChoiceField(
+        choices=reports.Reference.choices, default=reports.Reference.GOLD
+    )
+    runs = serializers.ListField(
+        child=id_field(), required=False, help_text="Run ids (default: the latest two)."
+    )
+
+    def validate_runs(self, ids: list[int]) -> list[int]:
+        offered = reports.quality_runs(self.context["project"]).filter(pk__in=ids)
+        unknown = sorted(set(ids) - set(offered.values_list("pk", flat=True)))
+        if unknown:
+            raise serializers.ValidationError(
+                "No run of safety labels in this project has the id "
+                f"{', '.join(map(str, unknown))}."
+            )
+        return ids
+
+
+class AgreementQuerySerializer(serializers.Serializer):
+    scale = serializers.ChoiceField(choices=reports.Scale.choices, default=reports.Scale.VERDICT)
 
 
 class QualitySerializer(serializers.Serializer):

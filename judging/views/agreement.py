@@ -11,7 +11,7 @@ from curation import charts
 from curation.access import RECORD_READERS, ProjectAccess, project_view
 from judging import reports
 from judging.metrics import Estimate
-from judging.views.quality import chart_value
+from judging.views.quality import chart_value, with_defaults
 
 # Pairs of annotators drawn in the chart (the table lists them all).
 CHART_PAIRS = 20
@@ -24,7 +24,7 @@ class AgreementForm(forms.Form):
 @require_GET
 @project_view(RECORD_READERS)
 def agreement(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
-    form = AgreementForm(request.GET or {"scale": reports.Scale.VERDICT})
+    form = AgreementForm(with_defaults(request.GET, scale=[reports.Scale.VERDICT]))
     report = None
     if form.is_valid():
         report = reports.agreement_report(access.project, scale=form.cleaned_data["scale"])
@@ -36,7 +36,8 @@ def agreement(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
         "overall": _named(report) if report else [],
         "charts": _charts(report) if report else [],
     }
-    return render(request, "judging/agreement.html", context)
+    status = 400 if form.errors else 200
+    return render(request, "judging/agreement.html", context, status=status)
 
 
 def _named(report: reports.AgreementReport) -> list[tuple[str, Estimate]]:

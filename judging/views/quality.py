@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from django import forms
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
@@ -31,7 +32,11 @@ class QualityForm(forms.Form):
         choices=reports.Reference.choices, initial=reports.Reference.GOLD, label="Compared with"
     )
     runs = forms.ModelMultipleChoiceField(
-        queryset=JudgeRun.objects.none(), widget=forms.CheckboxSelectMultiple, label="Runs"
+        queryset=JudgeRun.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+        label="Runs",
+        # None ticked: the latest ones (see with_defaults), or none when the project has none.
+        required=False,
     )
 
     def __init__(self, *args: object, runs: QuerySet[JudgeRun], **kwargs: object) -> None:
@@ -43,13 +48,12 @@ class QualityForm(forms.Form):
 @project_view(RECORD_READERS)
 def quality(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
     runs = reports.quality_runs(access.project)
-    latest = list(runs[:DEFAULT_RUNS])
+    latest = [run.pk for run in runs[:DEFAULT_RUNS]]
     form = QualityForm(
-        request.GET or {"reference": reports.Reference.GOLD, "runs": [r.pk for r in latest]},
-        runs=runs,
+        with_defaults(request.GET, reference=[reports.Reference.GOLD], runs=latest), runs=runs
     )
     report = None
-    if form.is_valid():
+    if form.is_valid() and form.cleaned_data["runs"]:
         report = reports.quality_report(
             access.project,
             run_ids=[run.pk for run in form.cleaned_data["runs"]],
@@ -65,7 +69,19 @@ def quality(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
         "confusions": _confusions(report) if report else [],
         "breakdowns": _breakdowns(report) if report else [],
     }
-    return render(request, "judging/quality.html", context)
+    # The defaults are valid: errors are in what the query gave (a run of another project).
+    status = 400 if form.errors else 200
+    return render(request, "judging/quality.html", context, status=status)
+
+
+def with_defaults(query: QueryDict, **defaults: list[Any]) -> QueryDict:
+    """The page's query with each parameter that it leaves out or empty set to its default, as
+    the API does."""
+    data = query.copy()
+    for name, values in defaults.items():
+        if not any(data.getlist(name)):
+            data.setlist(name, values)
+    return data
 
 
 def _overview_charts(report: reports.QualityReport) -> list[charts.BarChart]:
