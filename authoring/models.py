@@ -244,3 +244,46 @@ class Review(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_decision_display()} of {self.revision} by {self.reviewer}"
+
+
+class TaskImport(TimeStampedModel):
+    """An uploaded SafePro file being imported by a worker, and what came of it."""
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Waiting for a worker"
+        RUNNING = "running", "Importing"
+        SUCCEEDED = "succeeded", "Imported"
+        FAILED = "failed", "Failed"
+
+    project = models.ForeignKey(
+        "curation.Project", on_delete=models.CASCADE, related_name="task_imports"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Under MEDIA_ROOT, outside the web root; removed once the import has finished either way.
+    upload = models.FileField(upload_to="task-imports/%Y/%m/", blank=True, max_length=300)
+    source_name = models.CharField(max_length=300)
+    # The state the imported tasks start in (draft or approved).
+    task_state = models.CharField(max_length=20, choices=Task.State.choices)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # The task_ids imported, and those the project had already (left alone).
+    created = models.JSONField(default=list, blank=True)
+    existing = models.JSONField(default=list, blank=True)
+    # [{"key", "index", "field", "message"}]; nothing was written when there are any.
+    problems = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        indexes = [
+            # The project's task imports, newest first.
+            models.Index(fields=["project", "-created_at"], name="taskimport_recent"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Import of {self.source_name}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.state in (self.State.SUCCEEDED, self.State.FAILED)

@@ -1,9 +1,10 @@
 """Reference files of tasks: which files are accepted, under which name, served as what.
 
 Uploads are hostile: a name may hold a path or control characters, and an extension may lie
-about the content. A file is accepted only if its extension is allowed (TASK_FILE_TYPES) and its
-bytes look like that type; it is always served as an attachment, with a content type that no
-browser renders as a page.
+about the content. A file is accepted only if its extension is allowed (TASK_FILE_TYPES) and it
+parses as that type (a PDF reader reads its pages, an image library its image, a zip reader the
+Office document's parts): a first line of `%PDF-` before an HTML page is not a PDF. It is always
+served as an attachment, with a content type that no browser renders as a page.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import unicodedata
 import zipfile
 from collections.abc import Callable
 from pathlib import PurePath
+from xml.parsers import expat
 
 from django.conf import settings
 
@@ -45,16 +47,62 @@ def _is_json(data: bytes) -> bool:
 
 
 def _is_office(part: str) -> Callable[[bytes], bool]:
-    """An Office Open XML document: a zip holding `part` (its central directory only is read)."""
+    """An Office Open XML document: a zip whose content types and main `part` are XML."""
 
     def check(data: bytes) -> bool:
         if not data.startswith(b"PK\x03\x04"):
             return False
         try:
             with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                return part in archive.namelist()
-        except (zipfile.BadZipFile, ValueError):
+                return all(_is_xml(archive, name) for name in ("[Content_Types].xml", part))
+        except (zipfile.BadZipFile, ValueError, KeyError, OSError, EOFError):
             return False
+
+    return check
+
+
+def _is_xml(archive: zipfile.ZipFile, name: str) -> bool:
+    # Parsed without expanding entities or fetching anything: a part may be hostile too.
+    parser = expat.ParserCreate()
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    parser.EntityDeclHandler = _refuse_entities
+    with archive.open(name) as stream:
+        try:
+            parser.ParseFile(stream)
+        except expat.ExpatError:
+            return False
+    return True
+
+
+def _refuse_entities(*args: object) -> None:
+    raise expat.ExpatError("entity declarations are not accepted")
+
+
+def _is_pdf(data: bytes) -> bool:
+    if not data.startswith(b"%PDF-"):
+        return False
+    # Imported here: the PDF reader is needed only when a file is checked.
+    from pypdf import PdfReader
+
+    try:
+        return len(PdfReader(io.BytesIO(data), strict=False).pages) > 0
+    except Exception:  # a hostile file may break the reader in any way
+        return False
+
+
+def _is_image(kind: str) -> Callable[[bytes], bool]:
+    """An image the image library reads as `kind` (PNG, JPEG) from end to end."""
+
+    def check(data: bytes) -> bool:
+        # Imported here: the image library is needed only when a file is checked.
+        from PIL import Image
+
+        try:
+            with Image.open(io.BytesIO(data), formats=[kind]) as image:
+                image.verify()
+        except Exception:  # a hostile file may break the reader in any way
+            return False
+        return True
 
     return check
 
@@ -62,10 +110,10 @@ def _is_office(part: str) -> Callable[[bytes], bool]:
 # Extension -> (how its content is recognised, the content type it is served with). Text is
 # served as plain text whatever its kind, so that no HTML or script in it is ever interpreted.
 FILE_TYPES: dict[str, tuple[Callable[[bytes], bool], str]] = {
-    "pdf": (lambda data: data.startswith(b"%PDF-"), "application/pdf"),
-    "png": (lambda data: data.startswith(b"\x89PNG\r\n\x1a\n"), "image/png"),
-    "jpg": (lambda data: data.startswith(b"\xff\xd8\xff"), "image/jpeg"),
-    "jpeg": (lambda data: data.startswith(b"\xff\xd8\xff"), "image/jpeg"),
+    "pdf": (_is_pdf, "application/pdf"),
+    "png": (_is_image("PNG"), "image/png"),
+    "jpg": (_is_image("JPEG"), "image/jpeg"),
+    "jpeg": (_is_image("JPEG"), "image/jpeg"),
     "txt": (_is_text, "text/plain; charset=utf-8"),
     "md": (_is_text, "text/plain; charset=utf-8"),
     "csv": (_is_text, "text/plain; charset=utf-8"),

@@ -15,6 +15,11 @@ urlpatterns = [
     path("p/<slug:slug>/tasks/new/", tasks.task_new, name="task_new"),
     path("p/<slug:slug>/tasks/stats/", stats.task_stats, name="task_stats"),
     path("p/<slug:slug>/tasks/import/", import_export.task_import, name="task_import"),
+    path(
+        "p/<slug:slug>/tasks/import/<int:import_id>/",
+        import_export.task_import_detail,
+        name="task_import_detail",
+    ),
     path("p/<slug:slug>/tasks/runs/", import_export.run_import, name="run_import"),
     path("p/<slug:slug>/export/safepro.json", import_export.export_safepro, name="export_safepro"),
     path(

@@ -173,6 +173,7 @@ RULES: dict[str, Rule] = {
     "authoring:review_next": Rule(TASK_REVIEWERS, method="post"),
     "authoring:task_stats": Rule(MANAGERS),
     "authoring:task_import": Rule(MANAGERS),
+    "authoring:task_import_detail": Rule(MANAGERS),
     "authoring:run_import": Rule(MANAGERS),
     "authoring:export_safepro": Rule(MANAGERS),
     "authoring:export_safepro_zip": Rule(MANAGERS),

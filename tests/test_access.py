@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from annotation.services.labels import Label, annotation_submit
 from annotation.services.queue import lease_next_record
+from authoring.models import TaskImport
 from authoring.services.tasks import task_file_attach, task_submit
 from judging.models import Disagreement
 from judging.services.runs import judge_run_create
@@ -165,7 +166,11 @@ def task_values(cast: Cast) -> dict[str, object]:
         slug=f"unused-{task.pk}", name=f"Unused {task.pk}"
     )
     check = cast.project.rubric_checks.create(text=f"Check {task.pk}")
+    task_import = TaskImport.objects.create(
+        project=cast.project, created_by=cast.manager, source_name="tasks.json", task_state="draft"
+    )
     return {
+        "import_id": task_import.pk,
         "task_id": task.pk,
         "file_id": file.pk,
         "number": 1,

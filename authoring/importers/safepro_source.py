@@ -54,6 +54,13 @@ class SafeProSource:
         members = archive.infolist()
         if len(members) > settings.IMPORT_MAX_ZIP_ENTRIES:
             raise DomainError(f"{name} holds more than {settings.IMPORT_MAX_ZIP_ENTRIES:,} files.")
+        # The sizes a zip declares are the most its members yield (the zip reader stops there),
+        # so their sum bounds what the import can unpack.
+        if sum(member.file_size for member in members) > settings.IMPORT_MAX_UNPACKED_BYTES:
+            raise DomainError(
+                f"{name} unpacks to more than the limit of "
+                f"{settings.IMPORT_MAX_UNPACKED_BYTES:,} bytes."
+            )
         documents = [m for m in members if "/" not in m.filename and m.filename.endswith(".json")]
         if len(documents) != 1:
             raise DomainError(f"{name} must hold exactly one .json file at its root.")

@@ -1,8 +1,10 @@
 """Importing SafePro files: tasks with their reference files, and agent runs as records.
 
-Both are small (hundreds of tasks or runs) and run in the caller's process. Both check the whole
-input before writing anything, write in one transaction, and skip what the project already has,
-so importing a file twice adds nothing the second time.
+Both check the whole input before writing anything, write in one transaction, and skip what the
+project already has, so importing a file twice adds nothing the second time. A task file comes
+from the studio's pages through a worker (services/import_jobs.py), or from a command; its
+reference files are read one at a time, when checked and again when stored, so that an import
+holds one file in memory however many it brings.
 """
 
 from __future__ import annotations
@@ -62,8 +64,8 @@ class TaskImportReport:
 class _Prepared:
     task: SafeProTask
     content: dict[str, Any]
-    # (name, bytes, content type)
-    files: list[tuple[str, bytes, str]]
+    # (name, path in the source, content type), each checked.
+    files: list[tuple[str, str, str]]
 
 
 def safepro_import(
@@ -102,7 +104,7 @@ def safepro_import(
                 return report
             now = timezone.now()
             for item in prepared.items:
-                stored.extend(_create(actor, project, item, state, now))
+                stored.extend(_create(actor, project, source, item, state, now))
                 report.created.append(item.task.task_id)
     except BaseException:
         # The rows went with the transaction: the files stored for them go too.
@@ -170,7 +172,7 @@ def _prepare(
                 problem(f"reference_files[{position}]", f"a second file called “{name}”.")
                 continue
             try:
-                files.append((name, data, check_reference_file(name, data)))
+                files.append((name, path, check_reference_file(name, data)))
             except DomainError as error:
                 problem(f"reference_files[{position}]", error.message)
         items.append(_Prepared(task, content, files))
@@ -178,7 +180,12 @@ def _prepare(
 
 
 def _create(
-    actor: AbstractBaseUser, project: Project, item: _Prepared, state: str, now: Any
+    actor: AbstractBaseUser,
+    project: Project,
+    source: SafeProSource,
+    item: _Prepared,
+    state: str,
+    now: Any,
 ) -> list[str]:
     """Create the task and its files; return the names of the files stored."""
     approved = state == Task.State.APPROVED
@@ -196,9 +203,13 @@ def _create(
     task.save()
     stored = [
         reference_file_store(
-            task=task, name=name, data=data, content_type=content_type, by=actor
+            task=task,
+            name=name,
+            data=_read_again(source, path),
+            content_type=content_type,
+            by=actor,
         ).file.name
-        for name, data, content_type in item.files
+        for name, path, content_type in item.files
     ]
     if approved:
         # An approved task is one whose submission was accepted: it has that revision.
@@ -213,6 +224,13 @@ def _create(
         after={"state": state, "external_id": task.external_id, "files": len(item.files)},
     )
     return stored
+
+
+def _read_again(source: SafeProSource, path: str) -> bytes:
+    data = source.reference(path)
+    if data is None:
+        raise DomainError(f"“{path}” went from {source.name} during the import.")
+    return data
 
 
 @dataclass

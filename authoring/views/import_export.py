@@ -6,34 +6,55 @@ import tempfile
 
 from django.conf import settings
 from django.http import FileResponse, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseStopPolling
 
 from authoring.exporters.safepro import safepro_json, safepro_zip
 from authoring.forms import RunImportForm, TaskImportForm
-from authoring.importers.safepro_source import SafeProSource
-from authoring.services.imports import agent_runs_import, safepro_import
+from authoring.services.import_jobs import task_import_create
+from authoring.services.imports import agent_runs_import
 from curation.access import MANAGERS, ProjectAccess, project_view
 from curation.errors import DomainError
+
+# Task imports listed on the page, newest first.
+RECENT_IMPORTS = 10
 
 
 @require_http_methods(["GET", "POST"])
 @project_view(MANAGERS)
 def task_import(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
     form = TaskImportForm(request.POST or None, request.FILES or None)
-    report = None
     if request.method == "POST" and form.is_valid():
-        upload = form.cleaned_data["file"]
         try:
-            report = safepro_import(
+            job = task_import_create(
                 actor=request.user,
                 project=access.project,
-                source=SafeProSource.from_upload(upload.name, upload),
+                upload=form.cleaned_data["file"],
                 state=form.cleaned_data["state"],
             )
         except DomainError as error:
             form.add_error("file", error.message)
-    return _page(request, access, task_form=form, task_report=report)
+        else:
+            return redirect("authoring:task_import_detail", access.project.slug, job.pk)
+    return _page(request, access, task_form=form)
+
+
+@require_GET
+# The same URL answers htmx's polls with the report alone: caches must keep the two apart.
+@vary_on_headers("HX-Request")
+@project_view(MANAGERS)
+def task_import_detail(request: HttpRequest, access: ProjectAccess, import_id: int) -> HttpResponse:
+    job = get_object_or_404(access.project.task_imports.select_related("created_by"), pk=import_id)
+    context = {"project": access.project, "access": access, "job": job}
+    if not request.htmx:
+        return render(request, "authoring/import_detail.html", context)
+    response = render(request, "authoring/import_detail.html#job", context)
+    if job.is_finished:
+        # The report replaces the waiting line, and htmx stops polling.
+        return HttpResponseStopPolling(response.content)
+    return response
 
 
 @require_http_methods(["GET", "POST"])
@@ -83,7 +104,6 @@ def _page(
     access: ProjectAccess,
     task_form: TaskImportForm | None = None,
     run_form: RunImportForm | None = None,
-    task_report: object = None,
     run_report: object = None,
 ) -> HttpResponse:
     context = {
@@ -91,7 +111,7 @@ def _page(
         "access": access,
         "task_form": task_form or TaskImportForm(),
         "run_form": run_form or RunImportForm(),
-        "task_report": task_report,
+        "task_imports": access.project.task_imports.select_related("created_by")[:RECENT_IMPORTS],
         "run_report": run_report,
     }
     return render(request, "authoring/import.html", context)

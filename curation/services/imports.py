@@ -177,6 +177,10 @@ def _run(batch_id: int, *, source: Path | None) -> ImportBatch:
         else:
             _finish_succeeded(batch, report)
     progress_clear(PROGRESS_KIND, batch.pk)
+    if batch.state == ImportBatch.State.FAILED and batch.upload:
+        # Nothing of it was kept; after the commit, so that a worker that died before it
+        # finds its upload again.
+        batch.upload.delete(save=True)
     if batch.state == ImportBatch.State.SUCCEEDED and batch.created_count:
         search_index_update_later(project_id=batch.project_id)
     return batch

@@ -17,12 +17,12 @@ from authoring.importers.safepro_source import SafeProSource
 from authoring.models import Task
 from authoring.services.imports import safepro_import
 from curation.services.projects import project_create
+from tests.authoring.sample_files import PDF
 from tests.authoring.task_helpers import make_task
 from tests.conftest import Cast
 
 State = Task.State
 SLUG = "agent-safety"
-PDF = b"%PDF-1.7\n%%EOF\n"
 # A published benchmark: unicode, an empty message list, tasks of one group apart in the file.
 PUBLISHED = {
     "Finance and Insurance - Personal Financial Advisors": [

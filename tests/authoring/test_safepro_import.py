@@ -10,20 +10,18 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
-from django.urls import reverse
 
 from authoring.importers.safepro_source import SafeProSource
 from authoring.models import Task
 from authoring.services.imports import safepro_import
 from curation.errors import DomainError, NotAllowed
 from curation.models import AuditEvent
+from tests.authoring.sample_files import PDF
 from tests.conftest import Cast
 
 State = Task.State
 SLUG = "agent-safety"
-PDF = b"%PDF-1.7\n%%EOF\n"
 
 
 @pytest.fixture(autouse=True)
@@ -283,46 +281,6 @@ def test_only_managers_import(cast: Cast) -> None:
             project=cast.project,
             source=json_source({"F - A": [safepro_task()]}),
         )
-
-
-def test_the_import_page_reports_problems(cast: Cast) -> None:
-    upload = SimpleUploadedFile(
-        "safepro.json", json.dumps({"F - A": [safepro_task(prompt=None)]}).encode()
-    )
-
-    response = cast.client_for("manager").post(
-        reverse("authoring:task_import", args=[SLUG]), {"file": upload, "state": "draft"}
-    )
-
-    body = response.content.decode()
-    assert "Nothing was imported: the file has 1 problem." in body
-    assert "This field cannot be blank." in body
-    assert not Task.objects.exists()
-
-
-def test_the_import_page_says_where_a_file_is_not_json(cast: Cast) -> None:
-    upload = SimpleUploadedFile("safepro.json", b'{"F - A": [\n  {"task_id": "t-1"\n]}')
-
-    response = cast.client_for("manager").post(
-        reverse("authoring:task_import", args=[SLUG]), {"file": upload, "state": "draft"}
-    )
-
-    body = response.content.decode()
-    assert 'id="id_file_error"' in body
-    assert "safepro.json is not valid JSON:" in body and "at line 3, column 1." in body
-    assert 'aria-invalid="true"' in body
-    assert not Task.objects.exists()
-
-
-def test_the_import_page_imports(cast: Cast) -> None:
-    upload = SimpleUploadedFile("safepro.json", json.dumps({"F - A": [safepro_task()]}).encode())
-
-    response = cast.client_for("manager").post(
-        reverse("authoring:task_import", args=[SLUG]), {"file": upload, "state": "approved"}
-    )
-
-    assert "Imported 1 task; 0 already present." in response.content.decode()
-    assert Task.objects.get().state == State.APPROVED
 
 
 def test_the_command_reads_reference_files_beside_the_json(cast: Cast, tmp_path: Path) -> None:

@@ -3,8 +3,6 @@ those who may read the task, always as a download."""
 
 from __future__ import annotations
 
-import io
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -13,26 +11,25 @@ from django.urls import reverse
 
 from authoring.models import ReferenceFile, Task
 from authoring.reference_files import safe_file_name
+from tests.authoring.sample_files import PDF, image_file, office_file
 from tests.authoring.task_helpers import make_task
 from tests.conftest import Cast
 
 State = Task.State
 SLUG = "agent-safety"
-PDF = b"%PDF-1.7\n1 0 obj\n<<>>\nendobj\n%%EOF\n"
+
+
+# Entities that expand to a gigabyte: a document part declaring any entity is refused.
+ENTITIES = (
+    '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY a "aaaaaaaaaa">'
+    '<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><d>&b;</d>'
+)
 
 
 @pytest.fixture(autouse=True)
 def media_root(settings, tmp_path) -> Path:
     settings.MEDIA_ROOT = tmp_path / "media"
     return settings.MEDIA_ROOT
-
-
-def office(part: str) -> bytes:
-    stream = io.BytesIO()
-    with zipfile.ZipFile(stream, "w") as archive:
-        archive.writestr("[Content_Types].xml", "<Types/>")
-        archive.writestr(part, "<document/>")
-    return stream.getvalue()
 
 
 def upload(cast: Cast, task: Task, name: str, data: bytes, persona: str = "author"):
@@ -52,16 +49,16 @@ def upload(cast: Cast, task: Task, name: str, data: bytes, persona: str = "autho
         ("plan.md", b"# Plan\n", "text/plain; charset=utf-8"),
         ("ledger.csv", b"date,amount\n2025-01-01,10\n", "text/plain; charset=utf-8"),
         ("config.json", b'{"ports": [22]}', "application/json"),
-        ("chart.png", b"\x89PNG\r\n\x1a\n" + b"\x00" * 20, "image/png"),
-        ("photo.jpg", b"\xff\xd8\xff\xe0" + b"\x00" * 20, "image/jpeg"),
+        ("chart.png", image_file("PNG"), "image/png"),
+        ("photo.jpg", image_file("JPEG"), "image/jpeg"),
         (
             "memo.docx",
-            office("word/document.xml"),
+            office_file("word/document.xml"),
             "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
         ),
         (
             "budget.xlsx",
-            office("xl/workbook.xml"),
+            office_file("xl/workbook.xml"),
             "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         ),
     ],
@@ -91,9 +88,17 @@ def test_each_accepted_kind_is_stored_and_served_as_a_download(
     [
         ("page.html", b"<script>alert(1)</script>", "is not an accepted kind of file"),
         ("brief.pdf", b"<html><script>alert(1)</script></html>", "does not hold what a .pdf"),
+        # The first bytes of a PDF before an HTML page: a reader finds no PDF in it.
+        ("brief.pdf", b"%PDF-1.7\n<html><script>alert(1)</script></html>", "does not hold"),
+        ("chart.png", b"\x89PNG\r\n\x1a\n<html><script>alert(1)</script>", "does not hold"),
+        ("photo.jpg", b"\xff\xd8\xff\xe0<html><script>alert(1)</script>", "does not hold"),
+        ("photo.jpg", image_file("PNG"), "does not hold what a .jpg"),
+        ("memo.docx", office_file("word/document.xml")[:-40], "does not hold what a .docx"),
+        ("memo.docx", office_file("word/document.xml", "<html><p>unclosed"), "does not hold"),
+        ("memo.docx", office_file("word/document.xml", ENTITIES), "does not hold what a .docx"),
         ("photo.png", PDF, "does not hold what a .png"),
         ("notes.txt", b"\x00\x01\x02binary", "does not hold what a .txt"),
-        ("memo.docx", office("xl/workbook.xml"), "does not hold what a .docx"),
+        ("memo.docx", office_file("xl/workbook.xml"), "does not hold what a .docx"),
         ("data.json", b"{not json", "does not hold what a .json"),
         ("run.exe", b"MZ", "is not an accepted kind of file"),
     ],

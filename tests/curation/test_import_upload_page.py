@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from curation.models import ImportBatch
 from curation.progress import progress_publish
-from curation.services.imports import import_path
+from curation.services.imports import import_batch_run, import_path
 from tests.conftest import Cast
 from tests.curation.import_files import rjudge_bytes, upload, write_file, zip_of_folder
 from tests.factories import rjudge_record
@@ -114,6 +114,26 @@ def test_a_failed_import_lists_its_problems(cast: Cast, tmp_path: Path) -> None:
     assert "<td><code>contents[0][0].role</code></td>" in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<script>alert" not in page
+
+
+def test_a_failed_upload_leaves_no_file_behind(cast: Cast, settings) -> None:
+    hostile = {**rjudge_record(2), "contents": "not a list"}
+    cast.client_for("manager").post(
+        imports_url(cast),
+        {"file": upload("mail.json", rjudge_bytes([rjudge_record(1), hostile])), "format": "auto"},
+    )
+    batch = cast.project.import_batches.get()
+    stored = Path(batch.upload.path)
+    assert stored.is_file()
+
+    import_batch_run(batch_id=batch.pk)
+
+    batch.refresh_from_db()
+    assert batch.state == ImportBatch.State.FAILED
+    assert not stored.exists()
+    assert not batch.upload
+    page = cast.client_for("manager").get(detail_url(batch)).content.decode()
+    assert "Failed, nothing was written" in page
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,133 @@
+"""SafePro files imported by a worker: the upload is stored, a worker imports it, the page polls.
+
+An upload may be large (a zip of reference files), and reading and checking every file takes
+longer than a web request should wait, so the web server only stores it. The worker imports it
+with safepro_import, which checks everything before it writes anything; then the upload goes,
+whichever way the import ended: what it held is in the tasks now, or it was refused.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import PurePath
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
+from django.utils import timezone
+
+from authoring.importers.safepro import TaskProblem
+from authoring.importers.safepro_source import SafeProSource
+from authoring.models import TaskImport
+from authoring.services.imports import IMPORT_STATES, safepro_import
+from authoring.workflow import project_roles
+from curation.errors import DomainError, NotAllowed
+from curation.jobs import job_send_after_commit
+from curation.models import Project, Role
+from curation.services.audit import audit_log
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+logger = logging.getLogger(__name__)
+
+
+def task_import_create(
+    *, actor: AbstractBaseUser, project: Project, upload: UploadedFile, state: str
+) -> TaskImport:
+    """Store an uploaded SafePro file (.json, or .zip with its reference files) and hand it to
+    a worker once the import is committed."""
+    if Role.MANAGER not in project_roles(actor, project.pk):
+        raise NotAllowed("Only managers import tasks.")
+    if state not in IMPORT_STATES:
+        raise DomainError("Imported tasks start as drafts or as approved tasks.")
+    name = PurePath(upload.name or "upload").name
+    if not name.lower().endswith((".json", ".zip")):
+        raise DomainError("Upload a SafePro .json file, or a .zip of it with its files.")
+    if upload.size is not None and upload.size > settings.IMPORT_MAX_FILE_BYTES:
+        raise DomainError(
+            f"The file is larger than the limit of {settings.IMPORT_MAX_FILE_BYTES:,} bytes."
+        )
+    with transaction.atomic():
+        job = TaskImport(
+            project=project, created_by=actor, source_name=name[-300:], task_state=state
+        )
+        job.upload = upload
+        job.full_clean()
+        job.save()
+        audit_log(
+            actor=actor,
+            action="curation.task_import.requested",
+            project=project,
+            obj=job,
+            after={"source": job.source_name, "state": state},
+        )
+        job_send_after_commit("authoring.tasks.run_task_import", job.pk)
+    return job
+
+
+def task_import_run(*, task_import_id: int) -> TaskImport:
+    """Import a stored upload: the body of the Celery task.
+
+    Safe to run twice and concurrently: the row is locked for the whole import and a second run
+    skips a locked or finished one. If the worker dies, the transaction rolls back (the files
+    stored with it are removed by safepro_import) and the redelivered task starts again.
+    """
+    with transaction.atomic():
+        job = TaskImport.objects.select_for_update(skip_locked=True, of=("self",))
+        job = job.filter(pk=task_import_id)
+        job = job.select_related("project", "created_by").first()
+        if job is None:
+            return TaskImport.objects.get(pk=task_import_id)
+        if job.is_finished:
+            return job
+        job.state = TaskImport.State.RUNNING
+        job.attempts += 1
+        problems = _import(job)
+        job.state = TaskImport.State.FAILED if problems else TaskImport.State.SUCCEEDED
+        job.problems = [problem.as_dict() for problem in problems]
+        job.finished_at = timezone.now()
+        job.save()
+        audit_log(
+            actor=job.created_by,
+            action=f"curation.task_import.{job.state}",
+            project=job.project,
+            obj=job,
+            after={
+                "created": len(job.created),
+                "existing": len(job.existing),
+                "problems": len(problems),
+            },
+        )
+    # After the commit: a worker that died before it would find its upload again.
+    if job.upload:
+        job.upload.delete(save=True)
+    return job
+
+
+def _import(job: TaskImport) -> list[TaskProblem]:
+    """Run the import in a savepoint; the problems that kept it from writing anything."""
+    if job.created_by is None or not job.upload:
+        return [_problem("the upload, or the manager who made it, is gone")]
+    try:
+        # Read as the upload it was: a .json alone has no reference files (none may be taken
+        # from the folder uploads are kept in).
+        with job.upload.open("rb") as stream:
+            source = SafeProSource.from_upload(job.source_name, stream)
+            # A savepoint: on failure the tasks go, the lock on the import's row stays.
+            with transaction.atomic():
+                report = safepro_import(
+                    actor=job.created_by, project=job.project, source=source, state=job.task_state
+                )
+    except DomainError as error:
+        return [_problem(error.message)]
+    except Exception:
+        logger.exception("Task import %s stopped on an unexpected error", job.pk)
+        return [_problem("the import stopped on an unexpected error")]
+    job.created, job.existing = report.created, report.existing
+    return report.problems
+
+
+def _problem(message: str) -> TaskProblem:
+    return TaskProblem(key="", index=None, field="", message=message)
