@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from annotation.models import Annotation, Lease
 from annotation.services.queue import TAKEN, records_left_key
-from curation.models import Project, Record
+from curation.models import Project, Record, Role
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -237,3 +237,16 @@ def _labels_per_day(project: Project) -> list[tuple[date, int]]:
         (day, counts.get(day, 0))
         for day in (first + timedelta(days=offset) for offset in range(LABELS_PER_DAY_DAYS))
     ]
+
+
+def open_places(project: Project) -> int:
+    """A record of the project with fewer labels than this may still be handed to an annotator:
+    the overlap k, or 0 when the project has no annotators (nothing of it is being annotated)."""
+    if not project.memberships.filter(role=Role.ANNOTATOR).exists():
+        return 0
+    return project.overlap
+
+
+def records_in_annotation(project: Project) -> int:
+    """How many of the project's records annotators may still be handed."""
+    return project.records.filter(annotation_count__lt=open_places(project)).count()

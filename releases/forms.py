@@ -43,6 +43,12 @@ class ReleaseForm(forms.Form):
         initial=DEFAULT_MIN_CHOSEN,
         label="Minimum score of the chosen response",
     )
+    leave_out_in_annotation = forms.BooleanField(
+        required=False,
+        label="Leave out records still being annotated",
+        help_text="Records with fewer labels than the overlap, which annotators may still be "
+        "handed: a public release would show them the gold label and the judges' verdicts.",
+    )
     public = forms.BooleanField(
         required=False,
         label="Public",

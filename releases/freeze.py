@@ -19,6 +19,7 @@ import orjson
 from django.db import connection
 
 from annotation.models import Annotation
+from annotation.selectors import open_places
 from authoring.models import Task, TaskRevision
 from curation.choices import SafetyLabel
 from curation.models import Project, Record
@@ -32,6 +33,7 @@ NO_LABELS = "no labels"
 TOO_FEW_LABELS = "fewer than k labels"
 NO_AGREEMENT = "fewer than k labels agree"
 NO_GOLD_LABEL = "no gold label"
+IN_ANNOTATION = "still being annotated"
 # Where an included record's label comes from.
 ADJUDICATED = "adjudicated"
 CONSENSUS = "consensus"
@@ -69,12 +71,15 @@ def release_freeze(release: Release) -> dict[str, Any]:
         lambda: dict.fromkeys(SafetyLabel.values, 0)
     )
     excluded: dict[str, int] = defaultdict(int)
+    places = open_places(project)
+    in_annotation = 0
     for chunk in batched(_records(project), ROWS_PER_INSERT):
-        rows = [_release_record(release, record, streams, adjudicated) for record in chunk]
+        rows = [_release_record(release, record, streams, adjudicated, places) for record in chunk]
         _insert_records(rows)
-        for row in rows:
+        for row, record in zip(rows, chunk, strict=True):
             if row.included:
                 by_category[row.category][row.label] += 1
+                in_annotation += record[-1] < places
             else:
                 excluded[row.label_source] += 1
     labels: dict[str, int] = defaultdict(int)
@@ -85,6 +90,9 @@ def release_freeze(release: Release) -> dict[str, Any]:
         "records": sum(labels.values()),
         "labels": {label: count for label, count in sorted(labels.items()) if count},
         "excluded": dict(sorted(excluded.items())),
+        # Records in the release that annotators may still be handed: publishing the release
+        # would show them its labels and verdicts before they give their own.
+        "in_annotation": in_annotation,
         "tasks": _freeze_tasks(release),
         "by_category": [{"category": name, **by_category[name]} for name in sorted(by_category)],
         "agreement": _agreement(project),
@@ -97,7 +105,12 @@ def _records(project: Project) -> Iterator[tuple]:
         Record.objects.filter(project=project)
         .order_by("id")
         .values_list(
-            "id", "category__name", "scenario__name", "gold_label", "gold_risk_description"
+            "id",
+            "category__name",
+            "scenario__name",
+            "gold_label",
+            "gold_risk_description",
+            "annotation_count",
         )
         .iterator(chunk_size=ROWS_PER_INSERT)
     )
@@ -259,10 +272,13 @@ def _release_record(
     record: tuple,
     streams: _RecordStreams,
     adjudicated: dict[int, tuple[str, str]],
+    places: int,
 ) -> FrozenRecord:
-    record_id, category, scenario, gold_label, gold_description = record
+    record_id, category, scenario, gold_label, gold_description, annotation_count = record
     mine = streams.labels_of(record_id)
-    if release.label_basis == LabelBasis.GOLD:
+    if release.options.get("leave_out_in_annotation") and annotation_count < places:
+        label, source, description = "", IN_ANNOTATION, ""
+    elif release.label_basis == LabelBasis.GOLD:
         label, source, description = _gold(gold_label, gold_description)
     else:
         label, source, description = _final(mine, adjudicated.get(record_id), release.project)

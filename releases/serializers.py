@@ -109,3 +109,8 @@ class ReleaseCreateSerializer(serializers.Serializer):
     pairs_by = serializers.ChoiceField(choices=PairBy.choices, default=PairBy.SAFETY)
     min_gap = serializers.FloatField(min_value=0.5, max_value=3, default=DEFAULT_MIN_GAP)
     min_chosen = serializers.FloatField(min_value=0, max_value=3, default=DEFAULT_MIN_CHOSEN)
+    leave_out_in_annotation = serializers.BooleanField(
+        default=False,
+        help_text="Leave out records with fewer labels than the overlap, which annotators may "
+        "still be handed (a public release would show them its labels and verdicts).",
+    )

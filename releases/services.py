@@ -43,6 +43,7 @@ def release_options(
     pairs_by: str = PairBy.SAFETY,
     min_gap: float = DEFAULT_MIN_GAP,
     min_chosen: float = DEFAULT_MIN_CHOSEN,
+    leave_out_in_annotation: bool = False,
 ) -> dict[str, Any]:
     """The options of a release, checked."""
     if pairs_by not in PairBy.values:
@@ -52,6 +53,7 @@ def release_options(
     return {
         "annotator_labels": bool(annotator_labels),
         "verdicts": bool(verdicts),
+        "leave_out_in_annotation": bool(leave_out_in_annotation),
         "dpo": {"by": pairs_by, "min_gap": min_gap, "min_chosen": min_chosen},
     }
 
@@ -129,6 +131,7 @@ def release_create_as_chosen(
             pairs_by=choices["pairs_by"],
             min_gap=choices["min_gap"],
             min_chosen=choices["min_chosen"],
+            leave_out_in_annotation=choices["leave_out_in_annotation"],
         ),
     )
 

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseStopPolling
 
+from annotation.selectors import records_in_annotation
 from curation.access import ANY_MEMBER, MANAGERS, ProjectAccess, project_access, project_view
 from curation.errors import DomainError
 from curation.models import Project
@@ -66,7 +67,11 @@ def release_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 def release_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
     project = access.project
     latest = project.releases.order_by("-created_at").first()
-    form = ReleaseForm(request.POST or None, initial={"license": project.license})
+    in_annotation = records_in_annotation(project)
+    form = ReleaseForm(
+        request.POST or None,
+        initial={"license": project.license, "leave_out_in_annotation": in_annotation > 0},
+    )
     if request.method == "POST" and form.is_valid():
         try:
             release = release_create_as_chosen(
@@ -76,7 +81,13 @@ def release_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
             form.add_error(None, error.message)
         else:
             return redirect("releases:release_detail", project.slug, release.pk)
-    context = {"project": project, "access": access, "form": form, "latest": latest}
+    context = {
+        "project": project,
+        "access": access,
+        "form": form,
+        "latest": latest,
+        "in_annotation": in_annotation,
+    }
     return render(request, "releases/new.html", context)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import F
 
 from annotation.models import Annotation
 from curation.models import Project, Record
@@ -31,7 +32,9 @@ def label(
     helpfulness: int | None = None,
     risk_description: str = "",
 ) -> Annotation:
-    """A submitted label, written as the annotation service stores it."""
+    """A submitted label, written as the annotation service stores it (with the record's count
+    of labels, by which the queue and releases know how far it is)."""
+    Record.objects.filter(pk=record.pk).update(annotation_count=F("annotation_count") + 1)
     return Annotation.objects.create(
         project=record.project,
         record=record,
