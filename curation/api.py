@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.db.models import Prefetch, QuerySet
+from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
@@ -28,10 +29,12 @@ from curation.serializers import (
     ImportBatchListSerializer,
     ImportUploadSerializer,
     ProjectSerializer,
+    RecordChangesDecisionSerializer,
     RecordDetailSerializer,
     RecordListSerializer,
 )
 from curation.services.imports import import_batch_create
+from curation.services.record_changes import record_changes_decide
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -217,3 +220,25 @@ class ImportDetail(ProjectScoped, generics.RetrieveAPIView):
 
     def get_queryset(self) -> QuerySet[ImportBatch]:
         return self.access.project.import_batches.select_related("created_by")
+
+
+@extend_schema(tags=["imports"])
+class ImportChanges(ProjectScoped, APIView):
+    """Decide on the records an import found with other content under ids the project holds."""
+
+    allowed_roles = MANAGERS
+
+    @extend_schema(
+        summary="Take the new versions of an import's changed records, or keep the stored ones",
+        request=RecordChangesDecisionSerializer,
+        responses={
+            200: ImportBatchDetailSerializer,
+            409: OpenApiResponse(description="Nothing is left to decide."),
+        },
+    )
+    def post(self, request: Request, slug: str, batch_id: int) -> Response:
+        batch = get_object_or_404(self.access.project.import_batches, pk=batch_id)
+        decision = RecordChangesDecisionSerializer(data=request.data)
+        decision.is_valid(raise_exception=True)
+        record_changes_decide(actor=request.user, batch=batch, take=decision.validated_data["take"])
+        return Response(ImportBatchDetailSerializer(batch).data)

@@ -21,4 +21,9 @@ urlpatterns = [
         api.ImportDetail.as_view(),
         name="import_detail",
     ),
+    path(
+        "projects/<slug:slug>/imports/<int:batch_id>/changes/",
+        api.ImportChanges.as_view(),
+        name="import_changes",
+    ),
 ]

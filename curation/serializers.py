@@ -13,8 +13,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from curation.models import ImportBatch, ImportFormat, Project, Record, Role
+from curation.models import ImportBatch, ImportFormat, Project, Record, RecordChange, Role
 from curation.services.imports import import_progress
+from curation.services.record_changes import CHANGES_LISTED
 
 
 class ProjectSerializer(serializers.ModelSerializer):
@@ -121,6 +122,7 @@ class ImportBatchListSerializer(serializers.ModelSerializer):
             "record_count",
             "created_count",
             "existing_count",
+            "changed_count",
         ]
         read_only_fields = fields
 
@@ -145,6 +147,25 @@ class ImportProgressSerializer(serializers.Serializer):
     )
 
 
+class RecordChangeSerializer(serializers.ModelSerializer):
+    record = serializers.CharField(source="record.external_id", help_text="The record's id.")
+    fields = serializers.ListField(
+        child=serializers.CharField(), help_text="The source fields whose value changed."
+    )
+    decided_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = RecordChange
+        fields = ["record", "record_id", "fields", "state", "decided_by", "decided_at"]
+        read_only_fields = fields
+
+
+class RecordChangesDecisionSerializer(serializers.Serializer):
+    take = serializers.BooleanField(
+        help_text="true: take the new versions; false: keep the stored ones."
+    )
+
+
 class ImportBatchDetailSerializer(ImportBatchListSerializer):
     category_counts = serializers.DictField(
         child=serializers.IntegerField(), read_only=True, help_text="Records per category."
@@ -161,6 +182,9 @@ class ImportBatchDetailSerializer(ImportBatchListSerializer):
         many=True, read_only=True, help_text="The first problems found; nothing is imported then."
     )
     progress = serializers.SerializerMethodField()
+    changes = serializers.SerializerMethodField(
+        help_text="Records whose content differs from the stored version (the first 200)."
+    )
 
     class Meta(ImportBatchListSerializer.Meta):
         fields = [
@@ -173,8 +197,14 @@ class ImportBatchDetailSerializer(ImportBatchListSerializer):
             "duplicate_groups",
             "errors",
             "progress",
+            "changes",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(RecordChangeSerializer(many=True))
+    def get_changes(self, batch: ImportBatch) -> list[dict[str, object]]:
+        changes = batch.changes.select_related("record", "decided_by")[:CHANGES_LISTED]
+        return RecordChangeSerializer(changes, many=True).data
 
     @extend_schema_field(ImportProgressSerializer)
     def get_progress(self, batch: ImportBatch) -> dict[str, int | None]:

@@ -19,5 +19,10 @@ urlpatterns = [
     path("p/<slug:slug>/records/<int:record_id>/", records.record_detail, name="record_detail"),
     path("p/<slug:slug>/imports/", imports.import_list, name="import_list"),
     path("p/<slug:slug>/imports/<int:batch_id>/", imports.import_detail, name="import_detail"),
+    path(
+        "p/<slug:slug>/imports/<int:batch_id>/changes/",
+        imports.import_changes,
+        name="import_changes",
+    ),
     path("p/<slug:slug>/export/rjudge.zip", exports.export_rjudge, name="export_rjudge"),
 ]

@@ -68,6 +68,7 @@ RULES: dict[str, Rule] = {
     # GET here; who may upload (POST) is tested in tests/curation/test_api_imports.py.
     "api:import_list": Rule(MANAGERS, kind="api"),
     "api:import_detail": Rule(MANAGERS, kind="api"),
+    "api:import_changes": Rule(MANAGERS, kind="api", method="post", data={"take": False}),
     "curation:project_new": Rule(SUPERUSERS, in_project=False),
     "curation:project": Rule(MEMBERS),
     "curation:members": Rule(MANAGERS),
@@ -76,6 +77,7 @@ RULES: dict[str, Rule] = {
     "curation:record_detail": Rule(RECORD_READERS),
     "curation:import_list": Rule(MANAGERS),
     "curation:import_detail": Rule(MANAGERS),
+    "curation:import_changes": Rule(MANAGERS, method="post", data={"decision": "keep"}),
     "curation:export_rjudge": Rule(MANAGERS),
     "annotation:annotate": Rule(ANNOTATORS),
     "annotation:annotate_next": Rule(ANNOTATORS, method="post"),

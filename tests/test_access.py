@@ -39,6 +39,8 @@ def url_values(cast: Cast) -> dict[str, object]:
     """
     record = RecordFactory(project=cast.project)
     batch = cast.project.import_batches.create(source_name="x.json", created_by=cast.manager)
+    # The batch found the record changed, which a manager may decide on.
+    batch.changes.create(record=record, raw=record.raw, fields=["label"])
     membership = cast.project.memberships.create(user=UserFactory(), role="annotator")
     # The annotator labels one record and holds a lease on another.
     RecordFactory(project=cast.project)

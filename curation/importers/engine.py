@@ -47,6 +47,8 @@ class ImportReport:
     record_count: int = 0
     created_count: int = 0
     existing_count: int = 0
+    # Existing ids whose content differs from the stored version's: (external id, new raw).
+    changed: list[tuple[str, str]] = field(default_factory=list)
     category_counts: dict[str, int] = field(default_factory=dict)
     label_counts: dict[str, int] = field(default_factory=dict)
     # External ids of records with identical content, in this import or already in the project.
@@ -127,10 +129,11 @@ class _Importer:
         # What the project holds already, read once: ids to skip, content that new records may
         # repeat, and where JSONL records continue their scenario's file.
         existing = Record.objects.filter(project_id=batch.project_id)
-        self.existing_ids: set[str] = set()
+        # external id -> content hash of what the project holds.
+        self.existing_ids: dict[str, str] = {}
         self.existing_with_hash: dict[str, list[str]] = {}
         for external_id, digest in existing.values_list("external_id", "content_hash"):
-            self.existing_ids.add(external_id)
+            self.existing_ids[external_id] = digest
             self.existing_with_hash.setdefault(digest, []).append(external_id)
         self.next_position: dict[str, int] = {
             row["source_path"]: row["last"] + 1
@@ -211,8 +214,12 @@ class _Importer:
         scenario = record.scenario if record.scenario.strip() else place.scenario
         self.categories[category] += 1
         self.labels[record.gold_label or "none"] += 1
-        if not self.problems and record.external_id not in self.existing_ids:
-            self._write(record, file, place, category, scenario, position)
+        stored_digest = self.existing_ids.get(record.external_id)
+        if stored_digest is None:
+            if not self.problems:
+                self._write(record, file, place, category, scenario, position)
+        elif stored_digest != record.content_hash:
+            self.report.changed.append((record.external_id, record.raw))
 
     def _identify(
         self, external_id: str, digest: str, file: SourceFile, position: int, unit: str

@@ -3,7 +3,13 @@ from __future__ import annotations
 from curation.models.audit import AuditEvent
 from curation.models.base import TimeStampedModel
 from curation.models.projects import Membership, Project, Role
-from curation.models.records import ImportBatch, ImportFormat, Record, RecordSearchText
+from curation.models.records import (
+    ImportBatch,
+    ImportFormat,
+    Record,
+    RecordChange,
+    RecordSearchText,
+)
 from curation.models.taxonomy import Category, RiskType, Scenario
 
 __all__ = [
@@ -14,6 +20,7 @@ __all__ = [
     "Membership",
     "Project",
     "Record",
+    "RecordChange",
     "RecordSearchText",
     "RiskType",
     "Role",

@@ -52,6 +52,9 @@ class ImportBatch(TimeStampedModel):
     record_count = models.PositiveIntegerField(default=0)
     created_count = models.PositiveIntegerField(default=0)
     existing_count = models.PositiveIntegerField(default=0)
+    # Of the existing ones, those whose content differs from what is stored: held in
+    # RecordChange rows until a manager decides, never taken or dropped silently.
+    changed_count = models.PositiveIntegerField(default=0)
     category_counts = models.JSONField(default=dict, blank=True)
     label_counts = models.JSONField(default=dict, blank=True)
     # Groups of external ids whose content is identical, e.g. [["113", "200"]].
@@ -234,3 +237,34 @@ class RecordSearchText(models.Model):
 
     def __str__(self) -> str:
         return f"Search text of record {self.record_id}"
+
+
+class RecordChange(TimeStampedModel):
+    """A record imported again under its id with other content (a flipped label, a new risk
+    description): the stored version stays until a manager takes the new one or keeps it."""
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Waiting for a decision"
+        TAKEN = "taken", "New version taken"
+        KEPT = "kept", "Stored version kept"
+
+    batch = models.ForeignKey(ImportBatch, on_delete=models.CASCADE, related_name="changes")
+    record = models.ForeignKey(Record, on_delete=models.CASCADE, related_name="changes")
+    # The new version's source text, as the file had it.
+    raw = models.TextField()
+    # The source fields whose value differs from the stored version's, like ["label"].
+    fields = models.JSONField(default=list)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["batch", "record"], name="recordchange_once_per_batch"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Change of {self.record_id} in import {self.batch_id}"

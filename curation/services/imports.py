@@ -24,6 +24,7 @@ from curation.models import ImportBatch, ImportFormat, Project
 from curation.progress import ProgressPublisher, progress_clear, progress_read
 from curation.services.audit import audit_log
 from curation.services.import_lock import lock_project_for_import
+from curation.services.record_changes import record_changes_hold
 from curation.services.search import search_index_update_later
 
 if TYPE_CHECKING:
@@ -192,11 +193,13 @@ def _finish_succeeded(batch: ImportBatch, report: ImportReport) -> None:
     batch.record_count = report.record_count
     batch.created_count = report.created_count
     batch.existing_count = report.existing_count
+    batch.changed_count = len(report.changed)
     batch.category_counts = report.category_counts
     batch.label_counts = report.label_counts
     batch.duplicate_groups = report.duplicate_groups
     batch.errors = []
     batch.save()
+    record_changes_hold(batch, report.changed)
     audit_log(
         actor=batch.created_by,
         action="curation.import.succeeded",
@@ -206,6 +209,7 @@ def _finish_succeeded(batch: ImportBatch, report: ImportReport) -> None:
             "records": report.record_count,
             "created": report.created_count,
             "existing": report.existing_count,
+            "changed": len(report.changed),
             "duplicate_groups": len(report.duplicate_groups),
         },
     )

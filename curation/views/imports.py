@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from django import forms
-from django.http import HttpRequest, HttpResponse
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.template.defaultfilters import pluralize
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseStopPolling
 
 from curation.access import MANAGERS, ProjectAccess, project_view
 from curation.errors import DomainError
 from curation.importers import PROBLEM_LIMIT
-from curation.models import ImportFormat
+from curation.models import ImportFormat, RecordChange
 from curation.services.imports import import_batch_create, import_progress
+from curation.services.record_changes import CHANGES_LISTED, record_changes_decide
 
 RECENT_BATCHES = 50
 
@@ -71,6 +74,8 @@ def import_detail(request: HttpRequest, access: ProjectAccess, batch_id: int) ->
         "batch": batch,
         "progress": import_progress(batch),
         "problem_limit": PROBLEM_LIMIT,
+        "changes": batch.changes.select_related("record", "decided_by")[:CHANGES_LISTED],
+        "changes_pending": batch.changes.filter(state=RecordChange.State.PENDING).exists(),
     }
     if not request.htmx:
         return render(request, "curation/import_detail.html", context)
@@ -79,3 +84,25 @@ def import_detail(request: HttpRequest, access: ProjectAccess, batch_id: int) ->
         # The finished report replaces the progress bar, and htmx stops polling.
         return HttpResponseStopPolling(response.content)
     return response
+
+
+class ChangesForm(forms.Form):
+    decision = forms.ChoiceField(choices=[("take", "Take the new versions"), ("keep", "Keep")])
+
+
+@require_POST
+@project_view(MANAGERS)
+def import_changes(request: HttpRequest, access: ProjectAccess, batch_id: int) -> HttpResponse:
+    batch = get_object_or_404(access.project.import_batches, pk=batch_id)
+    form = ChangesForm(request.POST)
+    if not form.is_valid():
+        return HttpResponseBadRequest("Say whether to take the new versions or keep the stored.")
+    take = form.cleaned_data["decision"] == "take"
+    try:
+        count = record_changes_decide(actor=request.user, batch=batch, take=take)
+    except DomainError as error:
+        messages.error(request, error.message)
+    else:
+        done = "took the new version" if take else "kept the stored version"
+        messages.success(request, f"You {done} of {count} record{pluralize(count)}.")
+    return redirect("curation:import_detail", access.project.slug, batch.pk)

@@ -62,6 +62,11 @@ class Command(BaseCommand):
             f"Imported {batch.record_count} records: {batch.created_count} new, "
             f"{batch.existing_count} already in the project."
         )
+        if batch.changed_count:
+            out.write(
+                f"{batch.changed_count} of those have other content than the stored version: "
+                "the stored one stays until a manager decides on the import's page."
+            )
         for title, counts in (
             ("Categories", batch.category_counts),
             ("Labels", batch.label_counts),
