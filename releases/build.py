@@ -23,7 +23,13 @@ from releases.card import dataset_card
 from releases.models import Release
 from releases.pairs import DPO_JSONL, PairTexts, write_pairs
 from releases.record_files import write_record_files
-from releases.safepro_file import SAFEPRO_JSON, write_safepro
+from releases.safepro_file import (
+    SAFEPRO_JSON,
+    SAFEPRO_ZIP,
+    has_reference_files,
+    write_safepro,
+    write_safepro_zip,
+)
 
 MANIFEST = "manifest.json"
 CARD = "README.md"
@@ -103,6 +109,10 @@ def _build_into(release: Release, partial: Path, final: Path) -> dict[str, Any]:
         with open(partial / SAFEPRO_JSON, "wb") as stream:
             write_safepro(release, stream)
         names.append(SAFEPRO_JSON)
+        if has_reference_files(release):
+            with open(partial / SAFEPRO_ZIP, "wb") as stream:
+                write_safepro_zip(release, stream)
+            names.append(SAFEPRO_ZIP)
     if pairs:
         names.append(DPO_JSONL)
     else:

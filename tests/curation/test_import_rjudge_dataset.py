@@ -105,7 +105,13 @@ def test_the_import_is_audited_with_counts_not_content(batch: ImportBatch) -> No
     succeeded = events.get(action="curation.import.succeeded")
 
     assert actions == ["curation.import.requested", "curation.import.succeeded"]
-    assert succeeded.after == {"records": 571, "created": 571, "existing": 0, "duplicate_groups": 2}
+    assert succeeded.after == {
+        "records": 571,
+        "created": 571,
+        "existing": 0,
+        "changed": 0,
+        "duplicate_groups": 2,
+    }
 
 
 def test_records_get_ids_in_source_order(cast: Cast, batch: ImportBatch) -> None:
