@@ -7,7 +7,7 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from curation.views import core
+from curation.views import accounts, core
 
 MOVED_MODELS = {
     "annotation": ("guidelineversion", "lease", "annotation"),
@@ -20,6 +20,7 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("account/", core.account, name="account"),
+    path("account/password/", accounts.PasswordChange.as_view(), name="password_change"),
     # The admin's pages of the models that left the curation app keep their old addresses.
     *(
         re_path(

@@ -59,6 +59,7 @@ RULES: dict[str, Rule] = {
     "login": Rule(EVERYONE, in_project=False),
     "logout": Rule(LOGGED_IN, method="post", in_project=False),
     "account": Rule(LOGGED_IN, in_project=False),
+    "password_change": Rule(LOGGED_IN, in_project=False),
     "api-schema": Rule(LOGGED_IN, kind="api", in_project=False),
     "api-docs": Rule(LOGGED_IN, in_project=False),
     "api:project_list": Rule(LOGGED_IN, kind="api", in_project=False),

@@ -18,3 +18,11 @@ def api_token_renew(*, user: AbstractBaseUser) -> str:
     token = Token.objects.create(user=user)
     audit_log(actor=user, action="curation.api_token.renewed", after={"replaced": replaced})
     return token.key
+
+
+@transaction.atomic
+def password_change(*, user: AbstractBaseUser, password: str) -> None:
+    """Set the user's own password, already checked against the old one and the validators."""
+    user.set_password(password)
+    user.save(update_fields=["password"])
+    audit_log(actor=user, action="curation.user.password_changed", obj=user)

@@ -5,8 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import update_session_auth_hash
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import PasswordChangeForm
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
+
+from curation.services.accounts import password_change
 
 
 def locked_out(
@@ -19,3 +26,16 @@ def locked_out(
     """
     minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
     return render(request, "registration/locked_out.html", {"minutes": minutes}, status=429)
+
+
+class PasswordChange(auth_views.PasswordChangeView):
+    """Django's own form, which asks for the old password; back to the account page after."""
+
+    success_url = reverse_lazy("account")
+
+    def form_valid(self, form: PasswordChangeForm) -> HttpResponse:
+        password_change(user=form.user, password=form.cleaned_data["new_password1"])
+        # Other sessions of the user end (their hash no longer matches); this one goes on.
+        update_session_auth_hash(self.request, form.user)
+        messages.success(self.request, "Your password is changed.")
+        return redirect(self.get_success_url())
