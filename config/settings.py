@@ -41,7 +41,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
@@ -150,6 +149,11 @@ AXES_RESET_ON_SUCCESS = True
 # allow every origin to read it.
 AXES_LOCKOUT_CALLABLE = "curation.views.accounts.locked_out"
 
+# API tokens expire after this many days; their owners make new ones on the account page.
+API_TOKEN_LIFETIME_DAYS = env.int("API_TOKEN_LIFETIME_DAYS", default=90)
+if API_TOKEN_LIFETIME_DAYS < 1:
+    raise ImproperlyConfigured("API_TOKEN_LIFETIME_DAYS must be at least 1.")
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -231,7 +235,7 @@ SECURE_PROXY_SSL_HEADER = (
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "curation.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

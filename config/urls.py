@@ -19,7 +19,8 @@ urlpatterns = [
     path("healthz/", core.healthz, name="healthz"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("account/", core.account, name="account"),
+    path("account/", accounts.account, name="account"),
+    path("account/tokens/revoke/", accounts.api_token_revoke_view, name="api_token_revoke"),
     path("account/password/", accounts.PasswordChange.as_view(), name="password_change"),
     # The admin's pages of the models that left the curation app keep their old addresses.
     *(

@@ -60,6 +60,9 @@ RULES: dict[str, Rule] = {
     "logout": Rule(LOGGED_IN, method="post", in_project=False),
     "account": Rule(LOGGED_IN, in_project=False),
     "password_change": Rule(LOGGED_IN, in_project=False),
+    # Posted without a token, it comes back to the account page saying so; another user's token
+    # is tested in tests/curation/test_api_tokens.py.
+    "api_token_revoke": Rule(LOGGED_IN, method="post", in_project=False),
     "api-schema": Rule(LOGGED_IN, kind="api", in_project=False),
     "api-docs": Rule(LOGGED_IN, in_project=False),
     "api:project_list": Rule(LOGGED_IN, kind="api", in_project=False),

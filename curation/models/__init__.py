@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from curation.models.accounts import ApiToken
 from curation.models.audit import AuditEvent
 from curation.models.base import TimeStampedModel
 from curation.models.projects import Membership, Project, Role
@@ -7,6 +8,7 @@ from curation.models.records import ImportBatch, ImportFormat, Record, RecordSea
 from curation.models.taxonomy import Category, RiskType, Scenario
 
 __all__ = [
+    "ApiToken",
     "AuditEvent",
     "Category",
     "ImportBatch",

@@ -12,8 +12,10 @@ from django.contrib.auth.forms import PasswordChangeForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
+from django.views.decorators.http import require_http_methods, require_POST
 
-from curation.services.accounts import password_change
+from curation.forms import ApiTokenForm, ApiTokenRevokeForm
+from curation.services.accounts import api_token_create, api_token_revoke, password_change
 
 
 def locked_out(
@@ -39,3 +41,27 @@ class PasswordChange(auth_views.PasswordChangeView):
         update_session_auth_hash(self.request, form.user)
         messages.success(self.request, "Your password is changed.")
         return redirect(self.get_success_url())
+
+
+@require_http_methods(["GET", "POST"])
+def account(request: HttpRequest) -> HttpResponse:
+    """The user's API tokens: made here (the key shown this once), listed and revoked."""
+    form = ApiTokenForm(request.POST or None)
+    created = None
+    if request.method == "POST" and form.is_valid():
+        created = api_token_create(user=request.user, **form.cleaned_data)
+        form = ApiTokenForm()
+    context = {"form": form, "tokens": request.user.api_tokens.all(), "created": created}
+    return render(request, "curation/account.html", context)
+
+
+@require_POST
+def api_token_revoke_view(request: HttpRequest) -> HttpResponse:
+    form = ApiTokenRevokeForm(request.POST, user=request.user)
+    if form.is_valid():
+        token = form.cleaned_data["token"]
+        api_token_revoke(actor=request.user, token=token)
+        messages.success(request, f"Token “{token.name}” revoked: it no longer opens the API.")
+    else:
+        messages.error(request, "You have no such token.")
+    return redirect("account")

@@ -1,4 +1,4 @@
-"""Home, projects and their members, the user's account."""
+"""Home, projects and their members."""
 
 from __future__ import annotations
 
@@ -11,12 +11,10 @@ from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from rest_framework.authtoken.models import Token
 
 from curation import selectors
 from curation.access import ANY_MEMBER, MANAGERS, ProjectAccess, project_view
 from curation.forms import MembershipForm, ProjectForm
-from curation.services.accounts import api_token_renew
 from curation.services.projects import membership_grant, membership_revoke, project_create
 
 
@@ -87,11 +85,3 @@ def member_remove(request: HttpRequest, access: ProjectAccess, membership_id: in
         membership_revoke(actor=request.user, membership=membership)
         messages.success(request, f"Removed {membership.user.get_username()} as {membership.role}.")
     return redirect("curation:members", access.project.slug)
-
-
-@require_http_methods(["GET", "POST"])
-def account(request: HttpRequest) -> HttpResponse:
-    """The user's API token: shown once when created, replaced on request."""
-    new_key = api_token_renew(user=request.user) if request.method == "POST" else None
-    token = Token.objects.filter(user=request.user).first()
-    return render(request, "curation/account.html", {"token": token, "new_key": new_key})
