@@ -3,6 +3,7 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import AbstractBaseUser
 
 from curation.models import ApiToken, Project, Role
@@ -59,3 +60,16 @@ class ApiTokenRevokeForm(forms.Form):
     def __init__(self, *args: object, user: AbstractBaseUser, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
         self.fields["token"].queryset = ApiToken.objects.filter(user=user)
+
+
+class UserCreateForm(UserCreationForm):
+    """A username and a password twice, checked by the password validators; the service saves."""
+
+
+class UserSettingsForm(forms.Form):
+    is_active = forms.BooleanField(
+        required=False, label="Active", help_text="Inactive users cannot log in or use the API."
+    )
+    may_create_projects = forms.BooleanField(
+        required=False, help_text="They then manage the projects they create."
+    )

@@ -2,12 +2,15 @@ from __future__ import annotations
 
 from django.urls import path
 
-from curation.views import core, exports, imports, records
+from curation.views import core, exports, imports, records, users
 
 app_name = "curation"
 
 urlpatterns = [
     path("projects/new/", core.project_new, name="project_new"),
+    path("users/", users.user_list, name="user_list"),
+    path("users/<int:user_id>/", users.user_detail, name="user_detail"),
+    path("users/<int:user_id>/unlock/", users.user_unlock, name="user_unlock"),
     path("p/<slug:slug>/", core.project_overview, name="project"),
     path("p/<slug:slug>/members/", core.members, name="members"),
     path(

@@ -72,7 +72,12 @@ RULES: dict[str, Rule] = {
     # GET here; who may upload (POST) is tested in tests/curation/test_api_imports.py.
     "api:import_list": Rule(MANAGERS, kind="api"),
     "api:import_detail": Rule(MANAGERS, kind="api"),
+    # Managers whom a site administrator allowed create projects too; the cast's manager is not
+    # one (tests/curation/test_users_page.py).
     "curation:project_new": Rule(SUPERUSERS, in_project=False),
+    "curation:user_list": Rule(SUPERUSERS, in_project=False),
+    "curation:user_detail": Rule(SUPERUSERS, in_project=False),
+    "curation:user_unlock": Rule(SUPERUSERS, method="post", in_project=False),
     "curation:project": Rule(MEMBERS),
     "curation:members": Rule(MANAGERS),
     "curation:member_remove": Rule(MANAGERS, method="post"),

@@ -49,6 +49,7 @@ def url_values(cast: Cast) -> dict[str, object]:
         "record_id": record.pk,
         "batch_id": batch.pk,
         "membership_id": membership.pk,
+        "user_id": membership.user_id,
         "lease_id": lease.pk,
         "annotation_id": annotation.pk,
         **judging_values(cast),

@@ -4,12 +4,16 @@ import secrets
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+from axes.utils import reset as axes_reset
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.db import transaction
 from django.utils import timezone
 
 from curation.models import ApiToken
 from curation.models.accounts import api_key_hash
+from curation.selectors import user_may_create_projects
 from curation.services.audit import audit_log
 
 if TYPE_CHECKING:
@@ -59,3 +63,45 @@ def password_change(*, user: AbstractBaseUser, password: str) -> None:
     user.set_password(password)
     user.save(update_fields=["password"])
     audit_log(actor=user, action="curation.user.password_changed", obj=user)
+
+
+def _project_creation_permission() -> Permission:
+    return Permission.objects.get(content_type__app_label="curation", codename="add_project")
+
+
+@transaction.atomic
+def user_create(*, actor: AbstractBaseUser, username: str, password: str) -> AbstractBaseUser:
+    """A new account, made by a site administrator with a password they pass on."""
+    user = get_user_model()(username=username)
+    user.set_password(password)
+    user.full_clean()
+    user.save()
+    audit_log(actor=actor, action="curation.user.created", obj=user, after={"username": username})
+    return user
+
+
+@transaction.atomic
+def user_update(
+    *, actor: AbstractBaseUser, user: AbstractBaseUser, is_active: bool, may_create_projects: bool
+) -> None:
+    """Whether `user` may log in, and whether they may create projects (Django's permission
+    curation.add_project, which the studio's project page checks)."""
+    before = {"is_active": user.is_active, "may_create_projects": user_may_create_projects(user)}
+    user.is_active = is_active
+    user.save(update_fields=["is_active"])
+    if may_create_projects:
+        user.user_permissions.add(_project_creation_permission())
+    else:
+        user.user_permissions.remove(_project_creation_permission())
+    after = {"is_active": is_active, "may_create_projects": may_create_projects}
+    if after != before:
+        audit_log(actor=actor, action="curation.user.changed", obj=user, before=before, after=after)
+
+
+@transaction.atomic
+def login_lockout_reset(*, actor: AbstractBaseUser, user: AbstractBaseUser) -> int:
+    """Let `user` log in again from every address they are locked out from; returns how many
+    addresses that was."""
+    released = axes_reset(username=user.get_username())
+    audit_log(actor=actor, action="curation.user.unlocked", obj=user, after={"addresses": released})
+    return released

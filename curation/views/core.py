@@ -35,9 +35,10 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def project_new(request: HttpRequest) -> HttpResponse:
-    # Creating projects is a site administrator's job; managers run them once they exist.
-    if not request.user.is_superuser:
-        raise PermissionDenied("Only site administrators create projects.")
+    # Site administrators, and those they allowed on the user page; managers run projects once
+    # they exist.
+    if not request.user.has_perm("curation.add_project"):
+        raise PermissionDenied("Only site administrators, and those they allow, create projects.")
     form = ProjectForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         project = project_create(actor=request.user, **form.cleaned_data)
