@@ -153,6 +153,8 @@ AXES_LOCKOUT_CALLABLE = "curation.views.accounts.locked_out"
 API_TOKEN_LIFETIME_DAYS = env.int("API_TOKEN_LIFETIME_DAYS", default=90)
 if API_TOKEN_LIFETIME_DAYS < 1:
     raise ImproperlyConfigured("API_TOKEN_LIFETIME_DAYS must be at least 1.")
+# How long a manager's invitation link to their project stays usable.
+INVITATION_LIFETIME_DAYS = env.int("INVITATION_LIFETIME_DAYS", default=7)
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

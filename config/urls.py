@@ -21,6 +21,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("account/", accounts.account, name="account"),
     path("account/tokens/revoke/", accounts.api_token_revoke_view, name="api_token_revoke"),
+    path("invitations/<str:token>/", accounts.invitation_accept_view, name="invitation_accept"),
     path("account/password/", accounts.PasswordChange.as_view(), name="password_change"),
     # The admin's pages of the models that left the curation app keep their old addresses.
     *(

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.validators import UnicodeUsernameValidator
 
 from curation.models import ApiToken, Project, Role
 
@@ -25,6 +26,17 @@ class MembershipForm(forms.Form):
             return get_user_model().objects.get(username=username)
         except get_user_model().DoesNotExist:
             raise forms.ValidationError(f"There is no user called “{username}”.") from None
+
+
+class InvitationForm(forms.Form):
+    """Someone without an account: the link made for them creates it under this username."""
+
+    username = forms.CharField(
+        max_length=150,
+        validators=[UnicodeUsernameValidator()],
+        help_text="The username their account will have.",
+    )
+    role = forms.ChoiceField(choices=Role.choices)
 
 
 class RecordFilterForm(forms.Form):

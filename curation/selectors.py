@@ -12,7 +12,15 @@ from django.db import connection
 from django.db.models import Count, Exists, F, Max, OuterRef, QuerySet, Sum
 from django.utils import timezone
 
-from curation.models import ImportBatch, Membership, Project, Record, RecordSearchText, Scenario
+from curation.models import (
+    ImportBatch,
+    Invitation,
+    Membership,
+    Project,
+    Record,
+    RecordSearchText,
+    Scenario,
+)
 from curation.search_text import word_pairs_of
 
 if TYPE_CHECKING:
@@ -28,6 +36,10 @@ def projects_for_user(user: AbstractBaseUser) -> QuerySet[Project]:
 
 def memberships_of(project: Project) -> QuerySet[Membership]:
     return project.memberships.select_related("user").order_by("user__username", "role")
+
+
+def pending_invitations_of(project: Project) -> QuerySet[Invitation]:
+    return project.invitations.filter(state=Invitation.State.PENDING).select_related("invited_by")
 
 
 def record_counts_by_category(project: Project) -> list[dict[str, object]]:

@@ -80,7 +80,14 @@ RULES: dict[str, Rule] = {
     "curation:user_unlock": Rule(SUPERUSERS, method="post", in_project=False),
     "curation:project": Rule(MEMBERS),
     "curation:members": Rule(MANAGERS),
+    # Asked first (GET), done on the confirmation (POST).
     "curation:member_remove": Rule(MANAGERS, method="post"),
+    # Posted empty, the invitation form comes back with its errors.
+    "curation:member_invite": Rule(MANAGERS, method="post"),
+    "curation:invitation_withdraw": Rule(MANAGERS, method="post"),
+    # The link of a pending invitation: whoever holds it chooses the password (GET shows the
+    # form); used, withdrawn and forged links in tests/curation/test_invitations.py.
+    "invitation_accept": Rule(EVERYONE, in_project=False),
     "curation:record_list": Rule(RECORD_READERS),
     "curation:record_detail": Rule(RECORD_READERS),
     "curation:import_list": Rule(MANAGERS),

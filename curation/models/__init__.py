@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from curation.models.accounts import ApiToken
+from curation.models.accounts import ApiToken, Invitation
 from curation.models.audit import AuditEvent
 from curation.models.base import TimeStampedModel
 from curation.models.projects import Membership, Project, Role
@@ -13,6 +13,7 @@ __all__ = [
     "Category",
     "ImportBatch",
     "ImportFormat",
+    "Invitation",
     "Membership",
     "Project",
     "Record",

@@ -1,4 +1,4 @@
-"""Logging in and the user's own account."""
+"""Logging in, the user's own account, and the invited person's first visit."""
 
 from __future__ import annotations
 
@@ -6,16 +6,20 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import update_session_auth_hash
+from django.contrib.auth import get_user_model, login, update_session_auth_hash
 from django.contrib.auth import views as auth_views
-from django.contrib.auth.forms import PasswordChangeForm
+from django.contrib.auth.decorators import login_not_required
+from django.contrib.auth.forms import PasswordChangeForm, SetPasswordForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
+from curation.errors import DomainError
 from curation.forms import ApiTokenForm, ApiTokenRevokeForm
 from curation.services.accounts import api_token_create, api_token_revoke, password_change
+from curation.services.invitations import invitation_accept, invitation_by_token
 
 
 def locked_out(
@@ -65,3 +69,30 @@ def api_token_revoke_view(request: HttpRequest) -> HttpResponse:
     else:
         messages.error(request, "You have no such token.")
     return redirect("account")
+
+
+@require_http_methods(["GET", "POST"])
+@login_not_required
+@never_cache
+def invitation_accept_view(request: HttpRequest, token: str) -> HttpResponse:
+    """The invited person chooses their password; their account is made and logged in."""
+    invitation = invitation_by_token(token)
+    if invitation is None:
+        return render(request, "registration/invitation_invalid.html", status=404)
+    invited = get_user_model()(username=invitation.username)
+    form = SetPasswordForm(invited, request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            user = invitation_accept(
+                invitation=invitation, password=form.cleaned_data["new_password1"]
+            )
+        except DomainError as error:
+            context = {"reason": error.message}
+            return render(request, "registration/invitation_invalid.html", context, status=409)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(
+            request, f"Welcome, {user.get_username()}: you are {invitation.role} here."
+        )
+        return redirect("curation:project", invitation.project.slug)
+    context = {"form": form, "invitation": invitation}
+    return render(request, "registration/invitation_accept.html", context)

@@ -1,4 +1,4 @@
-"""Home, projects and their members."""
+"""Home and projects."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import PermissionDenied
 from django.db import connection
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
 
 from curation import selectors
-from curation.access import ANY_MEMBER, MANAGERS, ProjectAccess, project_view
-from curation.forms import MembershipForm, ProjectForm
-from curation.services.projects import membership_grant, membership_revoke, project_create
+from curation.access import ANY_MEMBER, ProjectAccess, project_view
+from curation.forms import ProjectForm
+from curation.services.projects import project_create
 
 
 @require_GET
@@ -56,33 +56,3 @@ def project_overview(request: HttpRequest, access: ProjectAccess) -> HttpRespons
             counts[row["category__name"]][row["gold_label"] or "unlabelled"] = row["n"]
     context = {"project": access.project, "access": access, "counts": dict(counts)}
     return render(request, "curation/project.html", context)
-
-
-@require_http_methods(["GET", "POST"])
-@project_view(MANAGERS)
-def members(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
-    form = MembershipForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user, role = form.cleaned_data["username"], form.cleaned_data["role"]
-        membership_grant(actor=request.user, project=access.project, user=user, role=role)
-        messages.success(request, f"{user.get_username()} is now {role} in this project.")
-        return redirect("curation:members", access.project.slug)
-    context = {
-        "project": access.project,
-        "access": access,
-        "form": form,
-        "memberships": selectors.memberships_of(access.project),
-    }
-    return render(request, "curation/members.html", context)
-
-
-@require_POST
-@project_view(MANAGERS)
-def member_remove(request: HttpRequest, access: ProjectAccess, membership_id: int) -> HttpResponse:
-    membership = get_object_or_404(access.project.memberships, pk=membership_id)
-    if membership.user_id == request.user.pk and membership.role == "manager":
-        messages.error(request, "You cannot remove your own manager role.")
-    else:
-        membership_revoke(actor=request.user, membership=membership)
-        messages.success(request, f"Removed {membership.user.get_username()} as {membership.role}.")
-    return redirect("curation:members", access.project.slug)
