@@ -12,7 +12,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
-from environs import Env
+from environs import Env, validate
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -138,8 +138,10 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
-AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_COOLOFF_MINUTES", default=15))
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5, validate=validate.Range(min=1))
+AXES_COOLOFF_TIME = timedelta(
+    minutes=env.int("LOGIN_COOLOFF_MINUTES", default=15, validate=validate.Range(min=1))
+)
 # A username from one address: locking a username alone would let anyone lock a colleague out,
 # and locking an address alone would lock a whole office behind one NAT. The address is
 # REMOTE_ADDR (no header a client could forge).
@@ -150,11 +152,13 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "curation.views.accounts.locked_out"
 
 # API tokens expire after this many days; their owners make new ones on the account page.
-API_TOKEN_LIFETIME_DAYS = env.int("API_TOKEN_LIFETIME_DAYS", default=90)
-if API_TOKEN_LIFETIME_DAYS < 1:
-    raise ImproperlyConfigured("API_TOKEN_LIFETIME_DAYS must be at least 1.")
+API_TOKEN_LIFETIME_DAYS = env.int(
+    "API_TOKEN_LIFETIME_DAYS", default=90, validate=validate.Range(min=1)
+)
 # How long a manager's invitation link to their project stays usable.
-INVITATION_LIFETIME_DAYS = env.int("INVITATION_LIFETIME_DAYS", default=7)
+INVITATION_LIFETIME_DAYS = env.int(
+    "INVITATION_LIFETIME_DAYS", default=7, validate=validate.Range(min=1)
+)
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
