@@ -11,6 +11,7 @@ urlpatterns = [
     path("users/", users.user_list, name="user_list"),
     path("users/<int:user_id>/", users.user_detail, name="user_detail"),
     path("users/<int:user_id>/unlock/", users.user_unlock, name="user_unlock"),
+    path("users/<int:user_id>/tokens/revoke/", users.user_token_revoke, name="user_token_revoke"),
     path("p/<slug:slug>/", core.project_overview, name="project"),
     path("p/<slug:slug>/members/", members.members, name="members"),
     path(

@@ -78,6 +78,8 @@ RULES: dict[str, Rule] = {
     "curation:user_list": Rule(SUPERUSERS, in_project=False),
     "curation:user_detail": Rule(SUPERUSERS, in_project=False),
     "curation:user_unlock": Rule(SUPERUSERS, method="post", in_project=False),
+    # Posted without a token, it comes back to the user page saying so.
+    "curation:user_token_revoke": Rule(SUPERUSERS, method="post", in_project=False),
     "curation:project": Rule(MEMBERS),
     "curation:members": Rule(MANAGERS),
     # Asked first (GET), done on the confirmation (POST).

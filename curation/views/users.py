@@ -1,4 +1,5 @@
-"""Accounts, for site administrators: users made, allowed to create projects, unlocked."""
+"""Accounts, for site administrators: users made, allowed to create projects, unlocked, their
+API tokens revoked."""
 
 from __future__ import annotations
 
@@ -11,8 +12,13 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from curation import selectors
 from curation.access import superuser_view
-from curation.forms import UserCreateForm, UserSettingsForm
-from curation.services.accounts import login_lockout_reset, user_create, user_update
+from curation.forms import ApiTokenRevokeForm, UserCreateForm, UserSettingsForm
+from curation.services.accounts import (
+    api_token_revoke,
+    login_lockout_reset,
+    user_create,
+    user_update,
+)
 
 
 @require_http_methods(["GET", "POST"])
@@ -51,6 +57,7 @@ def user_detail(request: HttpRequest, user_id: int) -> HttpResponse:
         "account": account,
         "form": form,
         "lockouts": selectors.login_lockouts(account.get_username()),
+        "tokens": account.api_tokens.all(),
     }
     return render(request, "curation/user_detail.html", context)
 
@@ -61,4 +68,18 @@ def user_unlock(request: HttpRequest, user_id: int) -> HttpResponse:
     account = get_object_or_404(get_user_model(), pk=user_id)
     login_lockout_reset(actor=request.user, user=account)
     messages.success(request, f"“{account.get_username()}” may log in again from anywhere.")
+    return redirect("curation:user_detail", account.pk)
+
+
+@require_POST
+@superuser_view
+def user_token_revoke(request: HttpRequest, user_id: int) -> HttpResponse:
+    """For a token its owner lost: revoked here without locking the whole account."""
+    account = get_object_or_404(get_user_model(), pk=user_id)
+    form = ApiTokenRevokeForm(request.POST, user=account)
+    if form.is_valid():
+        api_token_revoke(actor=request.user, token=form.cleaned_data["token"])
+        messages.success(request, f"Token “{form.cleaned_data['token'].name}” revoked.")
+    else:
+        messages.error(request, f"“{account.get_username()}” has no such token.")
     return redirect("curation:user_detail", account.pk)

@@ -8,8 +8,9 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from curation.models import AuditEvent, Membership
+from curation.models import ApiToken, AuditEvent, Membership
 from tests.conftest import Cast
+from tests.curation.api_clients import api_key
 from tests.factories import PASSWORD, UserFactory
 
 NEW_PASSWORD = "a long and unusual passphrase"
@@ -121,3 +122,20 @@ def test_an_administrator_sees_a_lock_out_and_lifts_it() -> None:
     assert logs_in("alice", PASSWORD)
     assert "Not locked out." in admin.get(f"/users/{alice.pk}/").text
     assert AuditEvent.objects.filter(action="curation.user.unlocked").exists()
+
+
+def test_an_administrator_revokes_a_lost_token_of_someone_else(cast: Cast) -> None:
+    key = api_key(cast.manager)
+    token = ApiToken.objects.get()
+    admin = cast.client_for("superuser")
+
+    listed = admin.get(f"/users/{cast.manager.pk}/").text
+    admin.post(f"/users/{cast.reviewer.pk}/tokens/revoke/", {"token": token.pk})
+    still = Client(headers={"Authorization": f"Token {key}"}).get("/api/projects/")
+    admin.post(f"/users/{cast.manager.pk}/tokens/revoke/", {"token": token.pk})
+    revoked = Client(headers={"Authorization": f"Token {key}"}).get("/api/projects/")
+
+    assert f"{key[:8]}…" in listed
+    assert (still.status_code, revoked.status_code) == (200, 401)
+    event = AuditEvent.objects.get(action="curation.api_token.revoked")
+    assert event.actor == cast.superuser
