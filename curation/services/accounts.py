@@ -1,3 +1,5 @@
+"""Accounts: API tokens, passwords, and what site administrators change of a user."""
+
 from __future__ import annotations
 
 import secrets
