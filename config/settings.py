@@ -7,11 +7,12 @@ Malformed values fail loudly at start-up rather than falling back silently.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
-from environs import Env
+from environs import Env, validate
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -40,10 +41,10 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "axes",
     # The domains, each on the ones before it (see docs/architecture.md).
     "curation",
     "annotation",
@@ -65,6 +66,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as its documentation asks: it turns a refused login into the lock-out page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -128,6 +131,36 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Every login (the studio's and the admin's) goes through django-axes first, which refuses it
+# while the username is locked out from the address it comes from.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5, validate=validate.Range(min=1))
+AXES_COOLOFF_TIME = timedelta(
+    minutes=env.int("LOGIN_COOLOFF_MINUTES", default=15, validate=validate.Range(min=1))
+)
+# A username from one address: locking a username alone would let anyone lock a colleague out,
+# and locking an address alone would lock a whole office behind one NAT. The address is
+# REMOTE_ADDR (no header a client could forge).
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+# Our own page, the same whether or not the username exists; axes' own answer to an XHR would
+# allow every origin to read it.
+AXES_LOCKOUT_CALLABLE = "curation.views.accounts.locked_out"
+# Not its banner at every start of every command and worker.
+AXES_VERBOSE = False
+
+# API tokens expire after this many days; their owners make new ones on the account page.
+API_TOKEN_LIFETIME_DAYS = env.int(
+    "API_TOKEN_LIFETIME_DAYS", default=90, validate=validate.Range(min=1)
+)
+# How long a manager's invitation link to their project stays usable.
+INVITATION_LIFETIME_DAYS = env.int(
+    "INVITATION_LIFETIME_DAYS", default=7, validate=validate.Range(min=1)
+)
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -210,7 +243,7 @@ SECURE_PROXY_SSL_HEADER = (
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "curation.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

@@ -7,7 +7,7 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from curation.views import core
+from curation.views import accounts, core
 
 MOVED_MODELS = {
     "annotation": ("guidelineversion", "lease", "annotation"),
@@ -19,7 +19,10 @@ urlpatterns = [
     path("healthz/", core.healthz, name="healthz"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("account/", core.account, name="account"),
+    path("account/", accounts.account, name="account"),
+    path("account/tokens/revoke/", accounts.api_token_revoke_view, name="api_token_revoke"),
+    path("invitations/<str:token>/", accounts.invitation_accept_view, name="invitation_accept"),
+    path("account/password/", accounts.PasswordChange.as_view(), name="password_change"),
     # The admin's pages of the models that left the curation app keep their old addresses.
     *(
         re_path(

@@ -64,6 +64,18 @@ class ProjectAccess:
         return bool(self.roles.intersection(ANNOTATORS))
 
 
+def superuser_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Decorate a view that only site administrators use (accounts, lock-outs)."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_superuser:
+            raise PermissionDenied("Only site administrators manage accounts.")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
 def project_access(
     user: AbstractBaseUser | AnonymousUser, slug: str, allowed: tuple[Role, ...]
 ) -> ProjectAccess:

@@ -3,9 +3,11 @@ from __future__ import annotations
 from django.contrib import admin
 
 from curation.models import (
+    ApiToken,
     AuditEvent,
     Category,
     ImportBatch,
+    Invitation,
     Membership,
     Project,
     Record,
@@ -102,3 +104,22 @@ class ViewOnlyAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: object) -> bool:
         return False
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(ViewOnlyAdmin):
+    """Which tokens exist, whose, and when last used; owners revoke theirs on the account page,
+    audited. The keys themselves are stored nowhere."""
+
+    list_display = ["name", "user", "prefix", "created_at", "expires_at", "last_used_at"]
+    search_fields = ["name", "user__username"]
+    list_select_related = ["user"]
+    exclude = ["key_hash"]
+
+
+@admin.register(Invitation)
+class InvitationAdmin(ViewOnlyAdmin):
+    list_display = ["username", "project", "role", "state", "invited_by", "expires_at"]
+    list_filter = ["state", "project"]
+    search_fields = ["username"]
+    list_select_related = ["project", "invited_by"]

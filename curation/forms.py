@@ -1,9 +1,13 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.validators import UnicodeUsernameValidator
 
-from curation.models import Project, Role
+from curation.models import ApiToken, Project, Role
 
 
 class ProjectForm(forms.ModelForm):
@@ -24,6 +28,17 @@ class MembershipForm(forms.Form):
             raise forms.ValidationError(f"There is no user called “{username}”.") from None
 
 
+class InvitationForm(forms.Form):
+    """Someone without an account: the link made for them creates it under this username."""
+
+    username = forms.CharField(
+        max_length=150,
+        validators=[UnicodeUsernameValidator()],
+        help_text="The username their account will have.",
+    )
+    role = forms.ChoiceField(choices=Role.choices)
+
+
 class RecordFilterForm(forms.Form):
     """The record list's filters, shared by the page and the API. Every field is optional."""
 
@@ -35,3 +50,38 @@ class RecordFilterForm(forms.Form):
     )
     attack_type = forms.CharField(required=False, max_length=50)
     q = forms.CharField(required=False, max_length=200, label="Text")
+
+
+class ApiTokenForm(forms.Form):
+    name = forms.CharField(max_length=100, help_text="What the token is for, e.g. “import script”.")
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        # Made here, not in the class body, so that it reads the setting of the moment.
+        longest = settings.API_TOKEN_LIFETIME_DAYS
+        self.fields["lifetime_days"] = forms.IntegerField(
+            label="Expires in (days)", min_value=1, max_value=longest, initial=longest
+        )
+
+
+class ApiTokenRevokeForm(forms.Form):
+    """Which of the user's own tokens to revoke: any other is not found."""
+
+    token = forms.ModelChoiceField(queryset=ApiToken.objects.none())
+
+    def __init__(self, *args: object, user: AbstractBaseUser, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["token"].queryset = ApiToken.objects.filter(user=user)
+
+
+class UserCreateForm(UserCreationForm):
+    """A username and a password twice, checked by the password validators; the service saves."""
+
+
+class UserSettingsForm(forms.Form):
+    is_active = forms.BooleanField(
+        required=False, label="Active", help_text="Inactive users cannot log in or use the API."
+    )
+    may_create_projects = forms.BooleanField(
+        required=False, help_text="They then manage the projects they create."
+    )

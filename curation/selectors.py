@@ -4,10 +4,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from axes.models import AccessAttempt
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.db import connection
-from django.db.models import Count, F, QuerySet, Sum
+from django.db.models import Count, Exists, F, Max, OuterRef, QuerySet, Sum
+from django.utils import timezone
 
-from curation.models import ImportBatch, Membership, Project, Record, RecordSearchText, Scenario
+from curation.models import (
+    ImportBatch,
+    Invitation,
+    Membership,
+    Project,
+    Record,
+    RecordSearchText,
+    Scenario,
+)
 from curation.search_text import word_pairs_of
 
 if TYPE_CHECKING:
@@ -23,6 +36,10 @@ def projects_for_user(user: AbstractBaseUser) -> QuerySet[Project]:
 
 def memberships_of(project: Project) -> QuerySet[Membership]:
     return project.memberships.select_related("user").order_by("user__username", "role")
+
+
+def pending_invitations_of(project: Project) -> QuerySet[Invitation]:
+    return project.invitations.filter(state=Invitation.State.PENDING).select_related("invited_by")
 
 
 def record_counts_by_category(project: Project) -> list[dict[str, object]]:
@@ -174,3 +191,43 @@ def records_not_yet_searchable(project: Project) -> int:
         state=ImportBatch.State.SUCCEEDED, searchable_at__isnull=True
     ).aggregate(records=Sum("created_count"))
     return pending["records"] or 0
+
+
+def user_may_create_projects(user: AbstractBaseUser) -> bool:
+    """Given the permission directly (on the user page), not through a group or as a superuser."""
+    return user.user_permissions.filter(
+        content_type__app_label="curation", codename="add_project"
+    ).exists()
+
+
+def login_lockouts(username: str | None = None) -> list[dict[str, object]]:
+    """The usernames locked out now, from which address, after how many failures and when the
+    last; as django-axes counts them (a username from one address, within the cool-off)."""
+    attempts = AccessAttempt.objects.filter(
+        attempt_time__gte=timezone.now() - settings.AXES_COOLOFF_TIME
+    )
+    if username is not None:
+        attempts = attempts.filter(username=username)
+    return list(
+        attempts.values("username", "ip_address")
+        .annotate(failures=Sum("failures_since_start"), last_attempt=Max("attempt_time"))
+        .filter(failures__gte=settings.AXES_FAILURE_LIMIT)
+        .order_by("-last_attempt")
+    )
+
+
+def users_overview() -> list[AbstractBaseUser]:
+    """Every account for the site administrators' user list, each marked with whether it may
+    create projects and whether it is locked out."""
+    may_create = Permission.objects.filter(
+        user=OuterRef("pk"), content_type__app_label="curation", codename="add_project"
+    )
+    users = list(
+        get_user_model()
+        .objects.annotate(may_create_projects=Exists(may_create))
+        .order_by("username")
+    )
+    locked = {lockout["username"] for lockout in login_lockouts()}
+    for user in users:
+        user.locked_out = user.get_username() in locked
+    return users

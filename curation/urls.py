@@ -2,18 +2,28 @@ from __future__ import annotations
 
 from django.urls import path
 
-from curation.views import core, exports, imports, records
+from curation.views import core, exports, imports, members, records, users
 
 app_name = "curation"
 
 urlpatterns = [
     path("projects/new/", core.project_new, name="project_new"),
+    path("users/", users.user_list, name="user_list"),
+    path("users/<int:user_id>/", users.user_detail, name="user_detail"),
+    path("users/<int:user_id>/unlock/", users.user_unlock, name="user_unlock"),
+    path("users/<int:user_id>/tokens/revoke/", users.user_token_revoke, name="user_token_revoke"),
     path("p/<slug:slug>/", core.project_overview, name="project"),
-    path("p/<slug:slug>/members/", core.members, name="members"),
+    path("p/<slug:slug>/members/", members.members, name="members"),
     path(
         "p/<slug:slug>/members/<int:membership_id>/remove/",
-        core.member_remove,
+        members.member_remove,
         name="member_remove",
+    ),
+    path("p/<slug:slug>/members/invite/", members.member_invite, name="member_invite"),
+    path(
+        "p/<slug:slug>/members/invitations/<int:invitation_id>/withdraw/",
+        members.invitation_withdraw_view,
+        name="invitation_withdraw",
     ),
     path("p/<slug:slug>/records/", records.record_list, name="record_list"),
     path("p/<slug:slug>/records/<int:record_id>/", records.record_detail, name="record_detail"),

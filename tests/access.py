@@ -59,6 +59,10 @@ RULES: dict[str, Rule] = {
     "login": Rule(EVERYONE, in_project=False),
     "logout": Rule(LOGGED_IN, method="post", in_project=False),
     "account": Rule(LOGGED_IN, in_project=False),
+    "password_change": Rule(LOGGED_IN, in_project=False),
+    # Posted without a token, it comes back to the account page saying so; another user's token
+    # is tested in tests/curation/test_api_tokens.py.
+    "api_token_revoke": Rule(LOGGED_IN, method="post", in_project=False),
     "api-schema": Rule(LOGGED_IN, kind="api", in_project=False),
     "api-docs": Rule(LOGGED_IN, in_project=False),
     "api:project_list": Rule(LOGGED_IN, kind="api", in_project=False),
@@ -69,10 +73,24 @@ RULES: dict[str, Rule] = {
     "api:import_list": Rule(MANAGERS, kind="api"),
     "api:import_detail": Rule(MANAGERS, kind="api"),
     "api:import_changes": Rule(MANAGERS, kind="api", method="post", data={"take": False}),
+    # Managers whom a site administrator allowed create projects too; the cast's manager is not
+    # one (tests/curation/test_users_page.py).
     "curation:project_new": Rule(SUPERUSERS, in_project=False),
+    "curation:user_list": Rule(SUPERUSERS, in_project=False),
+    "curation:user_detail": Rule(SUPERUSERS, in_project=False),
+    "curation:user_unlock": Rule(SUPERUSERS, method="post", in_project=False),
+    # Posted without a token, it comes back to the user page saying so.
+    "curation:user_token_revoke": Rule(SUPERUSERS, method="post", in_project=False),
     "curation:project": Rule(MEMBERS),
     "curation:members": Rule(MANAGERS),
+    # Asked first (GET), done on the confirmation (POST).
     "curation:member_remove": Rule(MANAGERS, method="post"),
+    # Posted empty, the invitation form comes back with its errors.
+    "curation:member_invite": Rule(MANAGERS, method="post"),
+    "curation:invitation_withdraw": Rule(MANAGERS, method="post"),
+    # The link of a pending invitation: whoever holds it chooses the password (GET shows the
+    # form); used, withdrawn and forged links in tests/curation/test_invitations.py.
+    "invitation_accept": Rule(EVERYONE, in_project=False),
     "curation:record_list": Rule(RECORD_READERS),
     "curation:record_detail": Rule(RECORD_READERS),
     "curation:import_list": Rule(MANAGERS),

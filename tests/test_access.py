@@ -9,6 +9,8 @@ from annotation.services.labels import Label, annotation_submit
 from annotation.services.queue import lease_next_record
 from authoring.models import TaskImport
 from authoring.services.tasks import task_file_attach, task_submit
+from curation.models import Invitation, Role
+from curation.services.invitations import invitation_create
 from judging.models import Disagreement
 from judging.services.runs import judge_run_create
 from releases.services import release_build, release_create
@@ -52,6 +54,8 @@ def url_values(cast: Cast) -> dict[str, object]:
         "record_id": record.pk,
         "batch_id": batch.pk,
         "membership_id": membership.pk,
+        "user_id": membership.user_id,
+        **invitation_values(cast),
         "lease_id": lease.pk,
         "annotation_id": annotation.pk,
         **judging_values(cast),
@@ -62,6 +66,17 @@ def url_values(cast: Cast) -> dict[str, object]:
         **task_values(cast),
         **release_values(cast),
     }
+
+
+def invitation_values(cast: Cast) -> dict[str, object]:
+    """A pending invitation to the project, and the token of its link."""
+    invitation, token = invitation_create(
+        actor=cast.manager,
+        project=cast.project,
+        username=f"invitee-{Invitation.objects.count()}",
+        role=Role.ANNOTATOR,
+    )
+    return {"invitation_id": invitation.pk, "token": token}
 
 
 def expected(rule: Rule, persona: str) -> str:

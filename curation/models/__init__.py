@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from curation.models.accounts import ApiToken, Invitation
 from curation.models.audit import AuditEvent
 from curation.models.base import TimeStampedModel
 from curation.models.projects import Membership, Project, Role
@@ -13,10 +14,12 @@ from curation.models.records import (
 from curation.models.taxonomy import Category, RiskType, Scenario
 
 __all__ = [
+    "ApiToken",
     "AuditEvent",
     "Category",
     "ImportBatch",
     "ImportFormat",
+    "Invitation",
     "Membership",
     "Project",
     "Record",

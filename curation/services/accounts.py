@@ -1,10 +1,21 @@
+"""Accounts: API tokens, passwords, and what site administrators change of a user."""
+
 from __future__ import annotations
 
+import secrets
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
+from axes.utils import reset as axes_reset
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.db import transaction
-from rest_framework.authtoken.models import Token
+from django.utils import timezone
 
+from curation.models import ApiToken
+from curation.models.accounts import api_key_hash
+from curation.selectors import user_may_create_projects
 from curation.services.audit import audit_log
 
 if TYPE_CHECKING:
@@ -12,9 +23,87 @@ if TYPE_CHECKING:
 
 
 @transaction.atomic
-def api_token_renew(*, user: AbstractBaseUser) -> str:
-    """Replace the user's API token and return the new key (the audit log never sees keys)."""
-    replaced = Token.objects.filter(user=user).delete()[0] > 0
-    token = Token.objects.create(user=user)
-    audit_log(actor=user, action="curation.api_token.renewed", after={"replaced": replaced})
-    return token.key
+def api_token_create(
+    *, user: AbstractBaseUser, name: str, lifetime_days: int | None = None
+) -> tuple[ApiToken, str]:
+    """Make a token for `user` and return it with its key, which is stored only as a hash: the
+    caller shows it once. It expires after `lifetime_days`, at most API_TOKEN_LIFETIME_DAYS."""
+    days = min(lifetime_days or settings.API_TOKEN_LIFETIME_DAYS, settings.API_TOKEN_LIFETIME_DAYS)
+    key = secrets.token_urlsafe(32)
+    token = ApiToken(
+        user=user,
+        name=name,
+        key_hash=api_key_hash(key),
+        prefix=key[:8],
+        expires_at=timezone.now() + timedelta(days=days),
+    )
+    token.full_clean()
+    token.save()
+    audit_log(
+        actor=user,
+        action="curation.api_token.created",
+        obj=token,
+        after={"name": name, "expires_at": token.expires_at.isoformat()},
+    )
+    return token, key
+
+
+@transaction.atomic
+def api_token_revoke(*, actor: AbstractBaseUser, token: ApiToken) -> None:
+    audit_log(
+        actor=actor,
+        action="curation.api_token.revoked",
+        obj=token,
+        before={"name": token.name, "user": token.user.get_username()},
+    )
+    token.delete()
+
+
+@transaction.atomic
+def password_change(*, user: AbstractBaseUser, password: str) -> None:
+    """Set the user's own password, already checked against the old one and the validators."""
+    user.set_password(password)
+    user.save(update_fields=["password"])
+    audit_log(actor=user, action="curation.user.password_changed", obj=user)
+
+
+def _project_creation_permission() -> Permission:
+    return Permission.objects.get(content_type__app_label="curation", codename="add_project")
+
+
+@transaction.atomic
+def user_create(*, actor: AbstractBaseUser, username: str, password: str) -> AbstractBaseUser:
+    """A new account, made by a site administrator with a password they pass on."""
+    user = get_user_model()(username=username)
+    user.set_password(password)
+    user.full_clean()
+    user.save()
+    audit_log(actor=actor, action="curation.user.created", obj=user, after={"username": username})
+    return user
+
+
+@transaction.atomic
+def user_update(
+    *, actor: AbstractBaseUser, user: AbstractBaseUser, is_active: bool, may_create_projects: bool
+) -> None:
+    """Whether `user` may log in, and whether they may create projects (Django's permission
+    curation.add_project, which the studio's project page checks)."""
+    before = {"is_active": user.is_active, "may_create_projects": user_may_create_projects(user)}
+    user.is_active = is_active
+    user.save(update_fields=["is_active"])
+    if may_create_projects:
+        user.user_permissions.add(_project_creation_permission())
+    else:
+        user.user_permissions.remove(_project_creation_permission())
+    after = {"is_active": is_active, "may_create_projects": may_create_projects}
+    if after != before:
+        audit_log(actor=actor, action="curation.user.changed", obj=user, before=before, after=after)
+
+
+@transaction.atomic
+def login_lockout_reset(*, actor: AbstractBaseUser, user: AbstractBaseUser) -> int:
+    """Let `user` log in again from every address they are locked out from; returns how many
+    addresses that was."""
+    released = axes_reset(username=user.get_username())
+    audit_log(actor=actor, action="curation.user.unlocked", obj=user, after={"addresses": released})
+    return released

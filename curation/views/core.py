@@ -1,4 +1,4 @@
-"""Home, projects and their members, the user's account."""
+"""Home and projects."""
 
 from __future__ import annotations
 
@@ -9,15 +9,13 @@ from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import PermissionDenied
 from django.db import connection
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from rest_framework.authtoken.models import Token
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
 
 from curation import selectors
-from curation.access import ANY_MEMBER, MANAGERS, ProjectAccess, project_view
-from curation.forms import MembershipForm, ProjectForm
-from curation.services.accounts import api_token_renew
-from curation.services.projects import membership_grant, membership_revoke, project_create
+from curation.access import ANY_MEMBER, ProjectAccess, project_view
+from curation.forms import ProjectForm
+from curation.services.projects import project_create
 
 
 @require_GET
@@ -37,9 +35,10 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def project_new(request: HttpRequest) -> HttpResponse:
-    # Creating projects is a site administrator's job; managers run them once they exist.
-    if not request.user.is_superuser:
-        raise PermissionDenied("Only site administrators create projects.")
+    # Site administrators, and those they allowed on the user page; managers run projects once
+    # they exist.
+    if not request.user.has_perm("curation.add_project"):
+        raise PermissionDenied("Only site administrators, and those they allow, create projects.")
     form = ProjectForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         project = project_create(actor=request.user, **form.cleaned_data)
@@ -57,41 +56,3 @@ def project_overview(request: HttpRequest, access: ProjectAccess) -> HttpRespons
             counts[row["category__name"]][row["gold_label"] or "unlabelled"] = row["n"]
     context = {"project": access.project, "access": access, "counts": dict(counts)}
     return render(request, "curation/project.html", context)
-
-
-@require_http_methods(["GET", "POST"])
-@project_view(MANAGERS)
-def members(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
-    form = MembershipForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user, role = form.cleaned_data["username"], form.cleaned_data["role"]
-        membership_grant(actor=request.user, project=access.project, user=user, role=role)
-        messages.success(request, f"{user.get_username()} is now {role} in this project.")
-        return redirect("curation:members", access.project.slug)
-    context = {
-        "project": access.project,
-        "access": access,
-        "form": form,
-        "memberships": selectors.memberships_of(access.project),
-    }
-    return render(request, "curation/members.html", context)
-
-
-@require_POST
-@project_view(MANAGERS)
-def member_remove(request: HttpRequest, access: ProjectAccess, membership_id: int) -> HttpResponse:
-    membership = get_object_or_404(access.project.memberships, pk=membership_id)
-    if membership.user_id == request.user.pk and membership.role == "manager":
-        messages.error(request, "You cannot remove your own manager role.")
-    else:
-        membership_revoke(actor=request.user, membership=membership)
-        messages.success(request, f"Removed {membership.user.get_username()} as {membership.role}.")
-    return redirect("curation:members", access.project.slug)
-
-
-@require_http_methods(["GET", "POST"])
-def account(request: HttpRequest) -> HttpResponse:
-    """The user's API token: shown once when created, replaced on request."""
-    new_key = api_token_renew(user=request.user) if request.method == "POST" else None
-    token = Token.objects.filter(user=request.user).first()
-    return render(request, "curation/account.html", {"token": token, "new_key": new_key})

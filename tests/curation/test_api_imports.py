@@ -267,6 +267,8 @@ def test_listing_imports_costs_the_same_queries_for_two_or_twelve(cast: Cast) ->
             cast.project.import_batches.create(source_name=f"{n}.json", created_by=creator)
 
     start_imports(2)
+    # The first call also records when the token was used, which the next minute's do not.
+    queries_for_the_list()
     few = queries_for_the_list()
     start_imports(10)
     assert queries_for_the_list() == few

@@ -50,13 +50,6 @@ def test_it_refuses_an_unknown_token(cast: Cast) -> None:
     assert response.json() == {"detail": "Invalid token."}
 
 
-def test_a_renewed_token_replaces_the_old_one(cast: Cast) -> None:
-    old = token_client(cast.reviewer)
-    token_client(cast.reviewer)
-
-    assert old.get(PROJECTS).status_code == 401
-
-
 def test_it_lists_only_the_users_projects_with_their_roles(cast: Cast) -> None:
     other = project_create(actor=cast.manager, name="Other", slug="other")
     membership_grant(actor=cast.manager, project=other, user=cast.reviewer, role=Role.ANNOTATOR)
@@ -99,6 +92,8 @@ def test_listing_projects_costs_the_same_queries_for_two_or_twelve(cast: Cast) -
         return len(queries)
 
     ProjectFactory()
+    # The first call also records when the token was used, which the next minute's do not.
+    queries_for_the_list()
     few = queries_for_the_list()
     for _ in range(10):
         membership_grant(

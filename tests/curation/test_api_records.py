@@ -172,6 +172,8 @@ def test_listing_records_costs_the_same_queries_for_two_or_twenty(cast: Cast) ->
         return len(queries)
 
     RecordFactory.create_batch(2, project=cast.project)
+    # The first call also records when the token was used, which the next minute's do not.
+    queries_for_the_list()
     few = queries_for_the_list()
     program = CategoryFactory(project=cast.project, name="Program")
     for n in range(18):

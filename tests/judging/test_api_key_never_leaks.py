@@ -8,11 +8,11 @@ import logging
 
 from django.db import connection
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from judging.models import Judge, JudgeRun
 from judging.services.run_engine import judge_run_execute
+from tests.curation.api_clients import api_key
 from tests.fake_llm import ChatRequest, FakeLLM, Reply, default_reply
 from tests.judging.judge_runs import numbered_records, record_number
 
@@ -60,9 +60,8 @@ def test_the_key_is_used_but_never_shown_logged_or_stored(cast, monkeypatch, cap
         caplog.set_level(logging.DEBUG, logger=name)
     numbered_records(cast.project, 6)
     pages = cast.client_for("manager")
-    token = Token.objects.create(user=cast.manager)
     api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    api.credentials(HTTP_AUTHORIZATION=f"Token {api_key(cast.manager)}")
     slug = cast.project.slug
     responses = []
 

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from judging.models import Judge, JudgeRun
 from judging.services.run_engine import judge_run_execute
+from tests.curation.api_clients import api_key
 from tests.fake_llm import FakeLLM, answer
 from tests.judging.judge_runs import make_judge, numbered_records
 
 
 def api_for(user) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {api_key(user)}")
     return client
 
 

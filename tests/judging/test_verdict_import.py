@@ -8,13 +8,13 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from curation.errors import DomainError
 from curation.models import AuditEvent
 from judging.models import JudgeRun
 from judging.services.verdict_import import verdict_import
+from tests.curation.api_clients import api_key
 from tests.judging.judge_runs import numbered_records
 
 
@@ -132,7 +132,7 @@ def test_the_import_page_and_the_api_import_and_report(cast) -> None:
         },
     )
     api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=cast.manager).key}")
+    api.credentials(HTTP_AUTHORIZATION=f"Token {api_key(cast.manager)}")
     response = api.post(
         reverse("judging_api:verdict_import", args=[cast.project.slug]),
         {"file": jsonl({"id": 1, "verdict": "UNSAFE"}), "protocol": "safepro", "name": "Theirs"},

@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("curation", "0006_annotation_and_authoring_apart"),
+        ("curation", "0008_project_invitations"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

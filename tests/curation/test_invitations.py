@@ -1,0 +1,138 @@
+"""Managers invite people without an account by a link that sets their password, once; and
+removing a member asks first."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.core import signing
+from django.test import Client
+from django.utils import timezone
+
+from curation.models import AuditEvent, Invitation, Membership
+from tests.conftest import Cast
+
+PASSWORD = "a long and unusual passphrase"
+
+
+def invite(cast: Cast, username: str = "newcomer", role: str = "reviewer"):
+    return cast.client_for("manager").post(
+        f"/p/{cast.project.slug}/members/invite/", {"username": username, "role": role}
+    )
+
+
+def link_of(page: str) -> str:
+    """The path of the link the members page shows once."""
+    url = page.split('<code class="token">')[1].split("</code>")[0]
+    return url.removeprefix("http://testserver")
+
+
+def accept(link: str, password: str = PASSWORD) -> tuple[Client, object]:
+    client = Client()
+    response = client.post(
+        link, {"new_password1": password, "new_password2": password}, follow=True
+    )
+    return client, response
+
+
+def test_the_invited_person_sets_their_password_and_gets_the_role(cast: Cast) -> None:
+    link = link_of(invite(cast).text)
+
+    form = Client().get(link)
+    client, response = accept(link)
+
+    assert "Join Agent Safety" in form.text and "newcomer" in form.text
+    assert response.redirect_chain == [(f"/p/{cast.project.slug}/", 302)]
+    assert "Welcome, newcomer: you are reviewer here." in response.text
+    assert client.get(f"/p/{cast.project.slug}/records/").status_code == 200
+    assert Membership.objects.filter(user__username="newcomer", role="reviewer").exists()
+    fresh = Client()
+    fresh.post("/login/", {"username": "newcomer", "password": PASSWORD})
+    assert fresh.get("/").status_code == 200
+    actions = set(AuditEvent.objects.values_list("action", flat=True))
+    assert {"curation.invitation.created", "curation.invitation.accepted"} <= actions
+
+
+def test_the_link_is_shown_once_and_the_invitation_listed(cast: Cast) -> None:
+    link = link_of(invite(cast).text)
+
+    page = cast.client_for("manager").get(f"/p/{cast.project.slug}/members/").text
+
+    assert link not in page
+    assert "newcomer" in page and "Withdraw" in page
+
+
+def test_the_link_works_once(cast: Cast) -> None:
+    link = link_of(invite(cast).text)
+    accept(link)
+
+    again = Client().get(link)
+    _, reused = accept(link, "another long passphrase")
+
+    assert again.status_code == 404
+    assert "This invitation link is not valid" in again.text
+    assert reused.status_code == 404
+    assert Invitation.objects.get().state == Invitation.State.ACCEPTED
+
+
+def test_an_expired_link_is_refused(cast: Cast) -> None:
+    link = link_of(invite(cast).text)
+    Invitation.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+
+    _, response = accept(link)
+
+    assert response.status_code == 404
+    assert not Membership.objects.filter(user__username="newcomer").exists()
+
+
+def test_a_withdrawn_link_is_refused(cast: Cast) -> None:
+    link = link_of(invite(cast).text)
+    invitation = Invitation.objects.get()
+
+    withdrawn = cast.client_for("manager").post(
+        f"/p/{cast.project.slug}/members/invitations/{invitation.pk}/withdraw/", follow=True
+    )
+    _, response = accept(link)
+
+    assert "The invitation of newcomer is withdrawn." in withdrawn.text
+    assert response.status_code == 404
+    assert AuditEvent.objects.filter(action="curation.invitation.withdrawn").exists()
+
+
+def test_a_made_up_link_is_refused(cast: Cast) -> None:
+    invite(cast)
+    pk = Invitation.objects.get().pk
+
+    for token in (signing.dumps(pk, salt="another purpose"), "1:abc:def", "garbage"):
+        assert Client().get(f"/invitations/{token}/").status_code == 404
+
+
+def test_an_existing_account_is_added_not_invited(cast: Cast) -> None:
+    response = invite(cast, username="Outsider")
+
+    assert "There is already an account “Outsider”: add it as a member instead." in response.text
+    assert not Invitation.objects.exists()
+
+
+def test_a_weak_password_leaves_the_invitation_pending(cast: Cast) -> None:
+    link = link_of(invite(cast).text)
+
+    _, response = accept(link, "password")
+
+    assert "This password is too common." in response.text
+    assert Invitation.objects.get().state == Invitation.State.PENDING
+
+
+def test_removing_a_member_asks_first(cast: Cast) -> None:
+    manager = cast.client_for("manager")
+    membership = Membership.objects.get(user=cast.annotator)
+    url = f"/p/{cast.project.slug}/members/{membership.pk}/remove/"
+
+    listed = manager.get(f"/p/{cast.project.slug}/members/")
+    question = manager.get(url)
+
+    assert f'href="{url}"' in listed.text
+    assert "Remove annotator?" in question.text
+    assert Membership.objects.filter(pk=membership.pk).exists()
+    manager.post(url)
+    assert not Membership.objects.filter(pk=membership.pk).exists()
