@@ -2,11 +2,14 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+from judging.client import api_key_is_set
 from judging.models import (
     Adjudication,
+    ConnectionCheck,
     Disagreement,
     Judge,
     JudgeRun,
+    ModelConnection,
     PendingCheck,
     PromptTemplate,
     Verdict,
@@ -24,12 +27,47 @@ class PromptTemplateAdmin(admin.ModelAdmin):
         return False
 
 
+@admin.register(ModelConnection)
+class ModelConnectionAdmin(admin.ModelAdmin):
+    """Where judges' calls go and with which key: for site administrators alone, since whoever
+    sets these can send the key anywhere."""
+
+    list_display = [
+        "name",
+        "base_url",
+        "api_key_env",
+        "key_is_set",
+        "allow_private",
+        "max_concurrency",
+        "requests_per_minute",
+    ]
+    search_fields = ["name", "base_url"]
+
+    @admin.display(boolean=True, description="key set in the web server's environment")
+    def key_is_set(self, connection: ModelConnection) -> bool:
+        return api_key_is_set(connection.api_key_env)
+
+
 @admin.register(Judge)
 class JudgeAdmin(admin.ModelAdmin):
-    list_display = ["name", "project", "protocol", "model", "base_url", "api_key_env"]
-    list_filter = ["project", "protocol"]
+    list_display = ["name", "project", "protocol", "connection", "model"]
+    list_filter = ["project", "protocol", "connection"]
     search_fields = ["name", "model"]
     raw_id_fields = ["template", "created_by"]
+
+
+@admin.register(ConnectionCheck)
+class ConnectionCheckAdmin(admin.ModelAdmin):
+    list_display = ["judge", "state", "message", "requested_by", "created_at"]
+    list_filter = ["state"]
+    list_select_related = ["judge", "requested_by"]
+
+    # Written by the worker that makes the test; nothing to edit by hand.
+    def has_add_permission(self, request: object) -> bool:
+        return False
+
+    def has_change_permission(self, request: object, obj: object = None) -> bool:
+        return False
 
 
 @admin.register(JudgeRun)

@@ -12,6 +12,11 @@ urlpatterns: list[object] = [
     path("p/<slug:slug>/judges/templates/", judges.template_list, name="template_list"),
     path("p/<slug:slug>/judges/<int:judge_id>/", judges.judge_edit, name="judge_edit"),
     path("p/<slug:slug>/judges/<int:judge_id>/test/", judges.judge_test, name="judge_test"),
+    path(
+        "p/<slug:slug>/judges/<int:judge_id>/test/<int:test_id>/",
+        judges.judge_test_detail,
+        name="judge_test_detail",
+    ),
     path("p/<slug:slug>/runs/", runs.run_list, name="run_list"),
     path("p/<slug:slug>/runs/new/", runs.run_new, name="run_new"),
     path("p/<slug:slug>/runs/import/", runs.verdict_import_page, name="verdict_import"),
