@@ -7,11 +7,12 @@ the answer is unusable, `complete` raises CallFailed with a message fit for a ve
 
 Where calls go is a model connection's, chosen by a site administrator, and every call is
 guarded as if it were not:
-- the host is resolved before each request (retries included) and the request refused if any
-  of its addresses is loopback, link-local, private or otherwise not public, unless the
-  connection allows private addresses. The connection then opens to an address resolved anew;
-  a name whose answers change between the two (DNS rebinding, with a short TTL) could still
-  slip through, which only an egress firewall rules out;
+- the host is resolved whenever a connection is opened (retries included) and nothing is sent
+  if any of its addresses is loopback, link-local, private or otherwise not public, unless the
+  connection allows private addresses. The connection is opened to the very address checked,
+  not to the name resolved again, so that a name whose answers change in between (DNS
+  rebinding) gets nowhere. What the check cannot see is where a public address leads: a
+  public address that routes back inside, or a proxy, is for an egress firewall to stop;
 - redirects are never followed, and no proxy from the environment is used: the request goes
   to the address checked, or nowhere;
 - what went wrong is told in fixed words with the status code, never in the endpoint's own
@@ -120,20 +121,57 @@ def api_key_is_set(variable: str) -> bool:
     return bool(variable) and bool(os.environ.get(variable))
 
 
-def check_host(host: str, *, allow_private: bool) -> None:
-    """Raise AddressRefused unless every address the host resolves to may be called."""
+def checked_address(host: str, *, allow_private: bool) -> str:
+    """An address of the host that may be called; AddressRefused if the host resolves to none,
+    or to any address that may not be called."""
     try:
         infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
         raise AddressRefused(UNRESOLVED) from None
-    if allow_private:
-        return
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0].split("%")[0])
-        # An IPv4 address written as IPv6 (::ffff:127.0.0.1) is judged as what it maps to.
-        mapped = getattr(address, "ipv4_mapped", None) or address
-        if not mapped.is_global or mapped.is_multicast:
-            raise AddressRefused(REFUSED_ADDRESS)
+    if not infos:
+        raise AddressRefused(UNRESOLVED)
+    addresses = [info[4][0] for info in infos]
+    if not allow_private:
+        for text in addresses:
+            address = ipaddress.ip_address(text.split("%")[0])
+            # An IPv4 address written as IPv6 (::ffff:127.0.0.1) is judged as what it maps to.
+            mapped = getattr(address, "ipv4_mapped", None) or address
+            if not mapped.is_global or mapped.is_multicast:
+                raise AddressRefused(REFUSED_ADDRESS)
+    return addresses[0]
+
+
+class _CheckedBackend:
+    """The HTTP client's network backend, opening connections only to an address it has just
+    checked (see the module's docstring)."""
+
+    def __init__(self, *, allow_private: bool) -> None:
+        import httpcore2  # loaded with the openai client, when a judge calls
+
+        self._backend = httpcore2.SyncBackend()
+        self._allow_private = allow_private
+
+    def connect_tcp(self, host: str, port: int, *args: Any, **kwargs: Any) -> Any:
+        address = checked_address(host, allow_private=self._allow_private)
+        return self._backend.connect_tcp(address, port, *args, **kwargs)
+
+    def connect_unix_socket(self, *args: Any, **kwargs: Any) -> Any:
+        raise AddressRefused(REFUSED_ADDRESS)
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
+
+
+def _checked_transport(endpoint: Endpoint) -> httpx2.HTTPTransport:
+    """A transport whose every connection goes through _CheckedBackend, with no proxy."""
+    limits = httpx2.Limits(
+        max_connections=endpoint.concurrency, max_keepalive_connections=endpoint.concurrency
+    )
+    transport = httpx2.HTTPTransport(limits=limits, trust_env=False)
+    # httpx takes no network backend of its own; its connection pool reads this attribute for
+    # every connection it opens. tests/judging/test_connection_guard.py fails if it stops.
+    transport._pool._network_backend = _CheckedBackend(allow_private=endpoint.allow_private)
+    return transport
 
 
 class ChatClient:
@@ -142,9 +180,8 @@ class ChatClient:
     def __init__(self, endpoint: Endpoint) -> None:
         if endpoint.api_key_env and not api_key_is_set(endpoint.api_key_env):
             raise ApiKeyMissing
-        self._host = httpx2.URL(endpoint.base_url).host
         # Refused here, a run to a forbidden address fails at once instead of record by record.
-        check_host(self._host, allow_private=endpoint.allow_private)
+        checked_address(httpx2.URL(endpoint.base_url).host, allow_private=endpoint.allow_private)
         # Imported here: the openai package takes 25 MB and 0.4 s to load, which every process
         # that loads this module (pages, imports) would pay though only judge runs call it.
         import openai
@@ -152,10 +189,7 @@ class ChatClient:
         self.endpoint = endpoint
         self._attempts = threading.local()
         http_client = openai.DefaultHttpxClient(
-            limits=httpx2.Limits(
-                max_connections=endpoint.concurrency,
-                max_keepalive_connections=endpoint.concurrency,
-            ),
+            transport=_checked_transport(endpoint),
             event_hooks={"request": [self._before_request]},
             follow_redirects=False,
             trust_env=False,
@@ -218,10 +252,9 @@ class ChatClient:
         return key
 
     def _before_request(self, request: httpx2.Request) -> None:
-        """Every HTTP request, retries included, before it is sent: the address checked again
-        (a retry may resolve anew) and the connection's rate respected."""
+        """Every HTTP request, retries included, before it is sent: counted, and held back to
+        the connection's rate."""
         self._attempts.count = getattr(self._attempts, "count", 0) + 1
-        check_host(request.url.host, allow_private=self.endpoint.allow_private)
         if self.endpoint.requests_per_minute and self.endpoint.connection_id is not None:
             wait_for_rate(self.endpoint.connection_id, self.endpoint.requests_per_minute)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 from django.urls import reverse
@@ -18,10 +19,15 @@ from judging.client import (
     CallFailed,
     ChatClient,
     Endpoint,
-    check_host,
+    checked_address,
 )
 from judging.models import ConnectionCheck, JudgeRun
-from judging.services.judges import connection_check_execute, connection_check_start
+from judging.services.judges import (
+    connection_check_execute,
+    connection_check_start,
+    endpoint_of,
+    judge_snapshot,
+)
 from judging.services.run_engine import judge_run_execute
 from judging.services.runs import judge_run_create
 from tests.fake_llm import SECRET_TEXT, FakeLLM, redirect, revealing_error
@@ -56,19 +62,19 @@ def key(monkeypatch) -> None:
 )
 def test_addresses_that_are_not_public_are_refused(host: str) -> None:
     with pytest.raises(AddressRefused, match="loopback, link-local or private"):
-        check_host(host, allow_private=False)
+        checked_address(host, allow_private=False)
 
-    check_host(host, allow_private=True)
+    checked_address(host, allow_private=True)
 
 
 def test_a_public_address_is_called() -> None:
-    check_host("8.8.8.8", allow_private=False)
-    check_host("2001:4860:4860::8888", allow_private=False)
+    checked_address("8.8.8.8", allow_private=False)
+    checked_address("2001:4860:4860::8888", allow_private=False)
 
 
 def test_a_host_that_does_not_resolve_is_refused_in_words_of_its_own() -> None:
     with pytest.raises(AddressRefused, match="could not be resolved"):
-        check_host("no-such-host.invalid", allow_private=False)
+        checked_address("no-such-host.invalid", allow_private=False)
 
 
 def test_a_loopback_endpoint_the_connection_may_not_reach_never_gets_the_key(cast) -> None:
@@ -151,6 +157,64 @@ def test_an_endpoints_own_error_text_is_never_shown(cast) -> None:
         body = response.content.decode()
         assert said in body
         assert "hunter2" not in body and SECRET_TEXT not in body and "Bad request" not in body
+
+
+class Resolver:
+    """A DNS whose answers for one name the test decides, in turn; other names resolve as
+    usual."""
+
+    def __init__(self, monkeypatch, name: str, *answers: str) -> None:
+        self.name = name
+        self.answers = list(answers)
+        self.asked = 0
+        real = socket.getaddrinfo
+
+        def getaddrinfo(host: str, *args: object, **kwargs: object) -> list:
+            if host != name:
+                return real(host, *args, **kwargs)
+            answer = self.answers[min(self.asked, len(self.answers) - 1)]
+            self.asked += 1
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (answer, 0))]
+
+        monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+def test_a_connection_allowed_private_addresses_reaches_a_local_server_by_name(
+    cast, monkeypatch
+) -> None:
+    with FakeLLM() as llm:
+        port = llm.base_url.split(":")[2].split("/")[0]
+        Resolver(monkeypatch, "vllm.lab.test", "127.0.0.1")
+        connection = make_connection(f"http://vllm.lab.test:{port}/v1")
+        endpoint = replace(
+            endpoint_of(judge_snapshot(make_judge(cast.project, "", connection=connection))),
+            max_retries=0,
+        )
+
+        with ChatClient(endpoint) as client:
+            completion = client.complete(HELLO)
+
+        assert llm.request_count == 1
+    assert completion.attempts == 1
+
+
+def test_a_name_that_turns_private_after_the_first_check_gets_nowhere(cast, monkeypatch) -> None:
+    numbered_records(cast.project, 1)
+    with FakeLLM() as llm:
+        port = llm.base_url.split(":")[2].split("/")[0]
+        # Public when the run starts, loopback from then on: were the connection to look the
+        # name up again after the check, it would reach the fake server.
+        Resolver(monkeypatch, "judge.rebind.test", "93.184.216.34", "127.0.0.1")
+        connection = make_connection(
+            f"http://judge.rebind.test:{port}/v1", api_key_env=KEY_VARIABLE, allow_private=False
+        )
+        judge = make_judge(cast.project, "", connection=connection, max_retries=0)
+        run = judge_run_create(actor=cast.manager, project=cast.project, judge=judge)
+
+        judge_run_execute(run_id=run.pk)
+
+        assert llm.request_count == 0
+    assert run.verdicts.get().error == REFUSED_ADDRESS
 
 
 @pytest.fixture
