@@ -123,7 +123,10 @@ class ConnectionList(ProjectScoped, generics.ListAPIView):
 )
 class JudgeConnectionTest(JudgeScoped, generics.GenericAPIView):
     def post(self, request: Request, slug: str, judge_id: int) -> Response:
-        check = connection_check_start(actor=request.user, judge=self.get_object())
+        judge = self.get_object()
+        check = connection_check_start(
+            actor=request.user, connection=judge.connection, model=judge.model, judge=judge
+        )
         location = reverse("judging_api:judge_test_detail", args=[slug, judge_id, check.pk])
         body = ConnectionCheckSerializer(check).data
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": location})

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
@@ -105,6 +106,10 @@ class ModelConnection(TimeStampedModel):
     def offered_models(self) -> list[str]:
         return [line.strip() for line in self.model_names.splitlines() if line.strip()]
 
+    def clean(self) -> None:
+        if not self.offered_models:
+            raise ValidationError({"model_names": "Name at least one model."})
+
 
 class Judge(TimeStampedModel):
     """An LLM judge: a protocol and a model of a connection that administrators set up."""
@@ -137,8 +142,8 @@ class Judge(TimeStampedModel):
 
 
 class ConnectionCheck(TimeStampedModel):
-    """A test of a judge's connection: one short call, made by a worker, which the judge's
-    page polls until it ends."""
+    """A test of a connection and one of its models, for a judge or an administrator: one
+    short call, made by a worker, which the page polls until it ends."""
 
     class State(models.TextChoices):
         PENDING = "pending", "Waiting for a worker"
@@ -149,7 +154,12 @@ class ConnectionCheck(TimeStampedModel):
     # A test makes one call of at most 15 s; one unfinished after this is given up on.
     PATIENCE_SECONDS = 60
 
-    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="connection_checks")
+    connection = models.ForeignKey(ModelConnection, on_delete=models.CASCADE, related_name="checks")
+    model = models.CharField(max_length=200)
+    # The judge whose page asked, with its timeout; none when an administrator asked.
+    judge = models.ForeignKey(
+        Judge, null=True, blank=True, on_delete=models.CASCADE, related_name="connection_checks"
+    )
     state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
     # What came of it, in the fixed words of judging.client: never the endpoint's own text.
     message = models.TextField(blank=True)
@@ -162,7 +172,7 @@ class ConnectionCheck(TimeStampedModel):
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
-        return f"{self.judge} {self.state}"
+        return f"{self.connection} {self.model}: {self.get_state_display()}"
 
     @property
     def is_finished(self) -> bool:

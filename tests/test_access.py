@@ -135,7 +135,7 @@ def judging_values(cast: Cast) -> dict[str, object]:
         max_retries=0,
     )
     run = judge_run_create(actor=cast.manager, project=cast.project, judge=judge)
-    check = judge.connection_checks.create(requested_by=cast.manager)
+    check = judge.connection_checks.create(connection=judge.connection, model=judge.model)
     return {"judge_id": judge.pk, "run_id": run.pk, "test_id": check.pk}
 
 

@@ -165,8 +165,19 @@ class Migration(migrations.Migration):
                 ("message", models.TextField(blank=True)),
                 ("finished_at", models.DateTimeField(blank=True, null=True)),
                 (
+                    "connection",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="checks",
+                        to="judging.modelconnection",
+                    ),
+                ),
+                ("model", models.CharField(max_length=200)),
+                (
                     "judge",
                     models.ForeignKey(
+                        blank=True,
+                        null=True,
                         on_delete=django.db.models.deletion.CASCADE,
                         related_name="connection_checks",
                         to="judging.judge",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -110,13 +109,9 @@ def endpoint_of(snapshot: dict[str, Any]) -> Endpoint:
         raise EndpointUnavailable(
             "The judge's model connection no longer exists: ask a site administrator."
         )
-    return Endpoint(
-        base_url=connection.base_url,
+    return _endpoint(
+        connection,
         model=snapshot["model"],
-        api_key_env=connection.api_key_env,
-        allow_private=connection.allow_private,
-        connection_id=connection.pk,
-        requests_per_minute=connection.requests_per_minute,
         parameters=snapshot.get("parameters") or {},
         timeout_seconds=snapshot.get("timeout_seconds", 60),
         max_retries=snapshot.get("max_retries", 4),
@@ -124,38 +119,80 @@ def endpoint_of(snapshot: dict[str, Any]) -> Endpoint:
     )
 
 
-def connection_check_start(*, actor: AbstractBaseUser | None, judge: Judge) -> ConnectionCheck:
-    """Ask a worker to test the judge's connection; the page polls the check until it ends."""
+def connection_save(*, actor: AbstractBaseUser | None, connection: ModelConnection) -> None:
+    """Create or change a connection (site administrators): where judges' calls go and with
+    which key is worth a trace of who changed it."""
     with transaction.atomic():
-        check = ConnectionCheck.objects.create(judge=judge, requested_by=_user(actor))
+        before = (
+            _audited_connection(ModelConnection.objects.get(pk=connection.pk))
+            if connection.pk
+            else None
+        )
+        connection.full_clean()
+        connection.save()
         audit_log(
             actor=actor,
-            action="judging.judge.connection_tested",
-            project=judge.project,
-            obj=judge,
-            after={"check": check.pk},
+            action=f"judging.connection.{'updated' if before else 'created'}",
+            obj=connection,
+            before=before,
+            after=_audited_connection(connection),
+        )
+
+
+def connection_delete(*, actor: AbstractBaseUser | None, connection: ModelConnection) -> None:
+    """Delete a connection no judge uses (the database refuses one in use)."""
+    with transaction.atomic():
+        audit_log(
+            actor=actor,
+            action="judging.connection.deleted",
+            obj=connection,
+            before=_audited_connection(connection),
+        )
+        connection.delete()
+
+
+def connection_check_start(
+    *,
+    actor: AbstractBaseUser | None,
+    connection: ModelConnection,
+    model: str,
+    judge: Judge | None = None,
+) -> ConnectionCheck:
+    """Ask a worker to test a connection and one of its models (a judge's, when its page
+    asks); the page polls the check until it ends."""
+    with transaction.atomic():
+        check = ConnectionCheck.objects.create(
+            connection=connection, model=model, judge=judge, requested_by=_user(actor)
+        )
+        audit_log(
+            actor=actor,
+            action="judging.connection.tested",
+            project=judge.project if judge else None,
+            obj=judge or connection,
+            after={"check": check.pk, "model": model},
         )
         job_send_after_commit("judging.tasks.check_connection", check.pk)
     return check
 
 
 def connection_check_execute(*, check_id: int) -> None:
-    """One short call to the judge's connection and model, without retries; safe to run
-    twice: only the worker that moves the check from pending makes the call."""
+    """One short call to the connection and model, without retries; safe to run twice: only
+    the worker that moves the check from pending makes the call."""
     taken = ConnectionCheck.objects.filter(pk=check_id, state=ConnectionCheck.State.PENDING).update(
         state=ConnectionCheck.State.RUNNING, updated_at=timezone.now()
     )
     if taken != 1:
         return
-    check = ConnectionCheck.objects.select_related("judge__connection").get(pk=check_id)
-    judge = check.judge
+    check = ConnectionCheck.objects.select_related("connection", "judge").get(pk=check_id)
+    patience = check.judge.timeout_seconds if check.judge else TEST_TIMEOUT_SECONDS
+    endpoint = _endpoint(
+        check.connection,
+        model=check.model,
+        timeout_seconds=min(patience, TEST_TIMEOUT_SECONDS),
+        max_retries=0,
+        concurrency=1,
+    )
     try:
-        endpoint = replace(
-            endpoint_of(judge_snapshot(judge)),
-            timeout_seconds=min(judge.timeout_seconds, TEST_TIMEOUT_SECONDS),
-            max_retries=0,
-            concurrency=1,
-        )
         with ChatClient(endpoint) as client:
             completion = client.complete(TEST_PROMPT, max_tokens=5)
     except (EndpointUnavailable, CallFailed) as failure:
@@ -165,10 +202,34 @@ def connection_check_execute(*, check_id: int) -> None:
         state, message = ConnectionCheck.State.FAILED, "The test stopped on an unexpected error."
     else:
         state = ConnectionCheck.State.SUCCEEDED
-        message = f"{judge.model} answered in {completion.latency_ms} ms."
+        message = f"{check.model} answered in {completion.latency_ms} ms."
     ConnectionCheck.objects.filter(pk=check_id).update(
         state=state, message=message, finished_at=timezone.now(), updated_at=timezone.now()
     )
+
+
+def _endpoint(connection: ModelConnection, **judge_settings: Any) -> Endpoint:
+    """The connection's address, key variable and limits, with a judge's model and settings."""
+    return Endpoint(
+        base_url=connection.base_url,
+        api_key_env=connection.api_key_env,
+        allow_private=connection.allow_private,
+        connection_id=connection.pk,
+        requests_per_minute=connection.requests_per_minute,
+        **judge_settings,
+    )
+
+
+def _audited_connection(connection: ModelConnection) -> dict[str, Any]:
+    return {
+        "name": connection.name,
+        "base_url": connection.base_url,
+        "api_key_env": connection.api_key_env,
+        "models": connection.offered_models,
+        "max_concurrency": connection.max_concurrency,
+        "requests_per_minute": connection.requests_per_minute,
+        "allow_private": connection.allow_private,
+    }
 
 
 def prompt_template_create(

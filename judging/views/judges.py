@@ -65,7 +65,9 @@ def judge_edit(request: HttpRequest, access: ProjectAccess, judge_id: int) -> Ht
 def judge_test(request: HttpRequest, access: ProjectAccess, judge_id: int) -> HttpResponse:
     """Hand the test to a worker: no web process waits on an endpoint."""
     judge = get_object_or_404(access.project.judges, pk=judge_id)
-    check = connection_check_start(actor=request.user, judge=judge)
+    check = connection_check_start(
+        actor=request.user, connection=judge.connection, model=judge.model, judge=judge
+    )
     if request.htmx:
         context = {"project": access.project, "judge": judge, "check": check}
         return render(request, "judging/judges_form.html#connection", context)

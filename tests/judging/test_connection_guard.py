@@ -83,7 +83,9 @@ def test_a_loopback_endpoint_the_connection_may_not_reach_never_gets_the_key(cas
         connection = make_connection(llm.base_url, api_key_env=KEY_VARIABLE, allow_private=False)
         judge = make_judge(cast.project, "", connection=connection)
         run = judge_run_create(actor=cast.manager, project=cast.project, judge=judge)
-        check = connection_check_start(actor=cast.manager, judge=judge)
+        check = connection_check_start(
+            actor=cast.manager, connection=judge.connection, model=judge.model, judge=judge
+        )
 
         judge_run_execute(run_id=run.pk)
         connection_check_execute(check_id=check.pk)
@@ -138,7 +140,9 @@ def test_an_endpoints_own_error_text_is_never_shown(cast) -> None:
     with FakeLLM(lambda request: revealing_error()) as llm:
         judge = make_judge(cast.project, llm.base_url, api_key_env=KEY_VARIABLE)
         run = judge_run_create(actor=cast.manager, project=cast.project, judge=judge)
-        check = connection_check_start(actor=cast.manager, judge=judge)
+        check = connection_check_start(
+            actor=cast.manager, connection=judge.connection, model=judge.model, judge=judge
+        )
 
         judge_run_execute(run_id=run.pk)
         connection_check_execute(check_id=check.pk)

@@ -57,7 +57,7 @@ def test_a_worker_tests_the_connection_and_the_page_polls_until_it_answers(
     assert "fake-judge-1 answered in" in done.content.decode()
     assert "hx-get" not in done.content.decode()
     assert llm.request_count == 1 and llm.requests[0].body["max_tokens"] == 5
-    assert AuditEvent.objects.filter(action="judging.judge.connection_tested").count() == 1
+    assert AuditEvent.objects.filter(action="judging.connection.tested").count() == 1
 
 
 @pytest.mark.django_db(transaction=True)
@@ -82,7 +82,7 @@ def test_the_api_accepts_a_test_and_reports_its_failure(cast: Cast, celery_worke
 
 def test_a_test_no_worker_takes_ends_as_a_failure_a_minute_on(cast: Cast) -> None:
     judge = make_judge(cast.project, "http://127.0.0.1:9/v1")
-    check = judge.connection_checks.create()
+    check = judge.connection_checks.create(connection=judge.connection, model=judge.model)
     ConnectionCheck.objects.filter(pk=check.pk).update(
         created_at=check.created_at - timedelta(minutes=2)
     )
