@@ -109,6 +109,12 @@ def endpoint_of(snapshot: dict[str, Any]) -> Endpoint:
         raise EndpointUnavailable(
             "The judge's model connection no longer exists: ask a site administrator."
         )
+    # What a connection offers is its administrator's to decide, for runs resumed too.
+    if snapshot["model"] not in connection.offered_models:
+        raise EndpointUnavailable(
+            f"The connection {connection} no longer offers {snapshot['model']}: choose another "
+            "model for the judge, or ask a site administrator."
+        )
     return _endpoint(
         connection,
         model=snapshot["model"],

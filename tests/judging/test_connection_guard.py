@@ -260,3 +260,19 @@ def test_closed_ports_and_ports_that_do_not_speak_http_read_the_same(not_http: i
         messages.append(str(failure.value))
 
     assert messages == [UNREACHABLE, UNREACHABLE]
+
+
+def test_a_run_of_a_model_its_connection_no_longer_offers_fails_saying_so(cast) -> None:
+    numbered_records(cast.project, 1)
+    with FakeLLM() as llm:
+        judge = make_judge(cast.project, llm.base_url)
+        run = judge_run_create(actor=cast.manager, project=cast.project, judge=judge)
+        judge.connection.model_names = "another-model"
+        judge.connection.save()
+
+        judge_run_execute(run_id=run.pk)
+
+        assert llm.request_count == 0
+    run.refresh_from_db()
+    assert run.state == JudgeRun.State.FAILED
+    assert run.error.startswith(f"The connection {judge.connection} no longer offers fake-judge-1")
