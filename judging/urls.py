@@ -2,11 +2,12 @@ from __future__ import annotations
 
 from django.urls import path
 
-from judging.views import adjudication, agreement, judges, quality, runs
+from judging.views import adjudication, agreement, connections, judges, quality, runs
 
 app_name = "judging"
 
 urlpatterns: list[object] = [
+    path("connections/", connections.connection_list, name="connection_list"),
     path("p/<slug:slug>/judges/", judges.judge_list, name="judge_list"),
     path("p/<slug:slug>/judges/new/", judges.judge_new, name="judge_new"),
     path("p/<slug:slug>/judges/templates/", judges.template_list, name="template_list"),

@@ -99,6 +99,8 @@ RULES: dict[str, Rule] = {
     ),
     "annotation_api:annotation_list": Rule(ANNOTATORS, kind="api"),
     "annotation_api:annotation_detail": Rule(ANNOTATORS, kind="api"),
+    # Where judges' calls go, and with which key variable: site administrators only.
+    "judging:connection_list": Rule(SUPERUSERS, in_project=False),
     "judging:judge_list": Rule(MANAGERS),
     "judging:judge_new": Rule(MANAGERS),
     "judging:judge_edit": Rule(MANAGERS),
