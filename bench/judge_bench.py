@@ -55,7 +55,7 @@ def main() -> None:
     from curation.models import Project
     from curation.services.imports import import_path
     from curation.services.projects import project_create
-    from judging.models import JudgeRun, Protocol
+    from judging.models import JudgeRun, ModelConnection, Protocol
     from judging.services.judges import judge_create
     from judging.services.runs import judge_run_create
     from tests.fake_llm import FakeLLM
@@ -73,14 +73,21 @@ def main() -> None:
         worker = start_worker()
         results = []
         with FakeLLM(latency=args.latency) as llm:
+            # The fake server listens on 127.0.0.1, as a local model server would.
+            connection = ModelConnection.objects.create(
+                name=f"Benchmark connection {os.getpid()}",
+                base_url=llm.base_url,
+                model_names="fake-judge-1",
+                max_concurrency=args.concurrency,
+                allow_private=True,
+            )
             judge = judge_create(
                 actor=None,
                 project=project,
                 name="Benchmark judge",
                 protocol=Protocol.RJUDGE,
+                connection=connection,
                 model="fake-judge-1",
-                base_url=llm.base_url,
-                api_key_env="",
                 concurrency=args.concurrency,
                 timeout_seconds=30,
                 max_retries=2,
@@ -122,6 +129,7 @@ def main() -> None:
             worker.wait(timeout=60)
         delete_project(project.pk)
         Project.objects.filter(pk=project.pk).delete()
+        ModelConnection.objects.filter(name=f"Benchmark connection {os.getpid()}").delete()
 
 
 def start_worker() -> subprocess.Popen:

@@ -310,13 +310,8 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
 
-# Judges read their API keys from the environment variable each judge names; the key itself is
-# never stored. OPENAI_API_KEY / OPENAI_BASE_URL are the defaults a new judge is offered.
-OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="https://api.openai.com/v1")
-# Judges may read their key only from variables whose whole name matches this: a project
-# manager must not be able to send the studio's own secrets (SECRET_KEY, DATABASE_URL) to an
-# endpoint of their choosing.
-JUDGE_API_KEY_ENV_PATTERN = env.str("JUDGE_API_KEY_ENV_PATTERN", default=r"[A-Z][A-Z0-9_]*_API_KEY")
+# Where judges' calls go, and the variable their key is read from, are model connections that
+# site administrators set up in the admin (judging.models.ModelConnection), not settings.
 # The most calls a judge may have in flight at once, in one worker process.
 JUDGE_MAX_CONCURRENCY = env.int("JUDGE_MAX_CONCURRENCY", default=64)
 # A running judge run whose worker has not written its heartbeat for this long (seconds) is

@@ -1,16 +1,22 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
+from judging.client import api_key_is_set
 from judging.models import (
     Adjudication,
+    ConnectionCheck,
     Disagreement,
     Judge,
     JudgeRun,
+    ModelConnection,
     PendingCheck,
     PromptTemplate,
     Verdict,
 )
+from judging.services.judges import connection_check_start, connection_delete, connection_save
 
 
 @admin.register(PromptTemplate)
@@ -24,12 +30,70 @@ class PromptTemplateAdmin(admin.ModelAdmin):
         return False
 
 
+@admin.register(ModelConnection)
+class ModelConnectionAdmin(admin.ModelAdmin):
+    """Where judges' calls go and with which key: for site administrators alone, since whoever
+    sets these can send the key anywhere. Changes are audited."""
+
+    list_display = [
+        "name",
+        "base_url",
+        "api_key_env",
+        "key_is_set",
+        "allow_private",
+        "max_concurrency",
+        "requests_per_minute",
+    ]
+    search_fields = ["name", "base_url"]
+    actions = ["test"]
+
+    @admin.display(boolean=True, description="key set in the web server's environment")
+    def key_is_set(self, connection: ModelConnection) -> bool:
+        return api_key_is_set(connection.api_key_env)
+
+    def save_model(
+        self, request: HttpRequest, obj: ModelConnection, form: object, change: bool
+    ) -> None:
+        connection_save(actor=request.user, connection=obj)
+
+    def delete_model(self, request: HttpRequest, obj: ModelConnection) -> None:
+        connection_delete(actor=request.user, connection=obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[ModelConnection]) -> None:
+        for connection in queryset:
+            connection_delete(actor=request.user, connection=connection)
+
+    @admin.action(description="Test the selected connections with their first model")
+    def test(self, request: HttpRequest, queryset: QuerySet[ModelConnection]) -> None:
+        for connection in queryset:
+            connection_check_start(
+                actor=request.user, connection=connection, model=connection.offered_models[0]
+            )
+        self.message_user(
+            request, "A worker is testing them: the results are in Connection checks."
+        )
+
+
 @admin.register(Judge)
 class JudgeAdmin(admin.ModelAdmin):
-    list_display = ["name", "project", "protocol", "model", "base_url", "api_key_env"]
-    list_filter = ["project", "protocol"]
+    list_display = ["name", "project", "protocol", "connection", "model"]
+    list_filter = ["project", "protocol", "connection"]
     search_fields = ["name", "model"]
     raw_id_fields = ["template", "created_by"]
+
+
+@admin.register(ConnectionCheck)
+class ConnectionCheckAdmin(admin.ModelAdmin):
+    list_display = ["connection", "model", "judge", "state", "message", "created_at"]
+    list_filter = ["state", "connection"]
+    list_select_related = ["connection", "judge"]
+
+    # Written by the worker that makes the test; nothing to edit by hand.
+    def has_add_permission(self, request: object) -> bool:
+        return False
+
+    def has_change_permission(self, request: object, obj: object = None) -> bool:
+        return False
 
 
 @admin.register(JudgeRun)

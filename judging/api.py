@@ -18,9 +18,8 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
-    inline_serializer,
 )
-from rest_framework import generics, serializers, status
+from rest_framework import generics, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import SAFE_METHODS
@@ -29,15 +28,17 @@ from rest_framework.response import Response
 
 from curation.access import MANAGERS, RECORD_READERS
 from curation.api import ProjectScoped
-from judging.models import Judge, JudgeRun, Verdict
+from judging.models import ConnectionCheck, Judge, JudgeRun, ModelConnection, Verdict
 from judging.serializers import (
+    ConnectionCheckSerializer,
+    ConnectionSerializer,
     JudgeSerializer,
     RunCreateSerializer,
     RunSerializer,
     VerdictImportSerializer,
     VerdictSerializer,
 )
-from judging.services.judges import judge_connection_test, judge_create, judge_update
+from judging.services.judges import connection_check_start, judge_create, judge_update
 from judging.services.runs import judge_run_cancel, judge_run_create, judge_run_resume
 from judging.services.verdict_import import verdict_import
 
@@ -72,8 +73,8 @@ class JudgeScoped(ProjectScoped):
 
 @extend_schema(tags=["judges"])
 class JudgeList(JudgeScoped, generics.ListCreateAPIView):
-    """The project's LLM judges (managers). A judge names the environment variable its API key
-    is read from; the key itself is never stored or shown."""
+    """The project's LLM judges (managers): each a protocol and a model of a connection that
+    site administrators set up."""
 
     @extend_schema(summary="The project's judges (managers)")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -106,21 +107,41 @@ class JudgeDetail(JudgeScoped, generics.RetrieveUpdateAPIView):
         return Response(self.get_serializer(judge).data)
 
 
+@extend_schema(tags=["judges"], summary="The model connections judges may use (managers)")
+class ConnectionList(ProjectScoped, generics.ListAPIView):
+    allowed_roles = MANAGERS
+    serializer_class = ConnectionSerializer
+    queryset = ModelConnection.objects.all()
+
+
 @extend_schema(
     tags=["judges"],
-    summary="Test a judge's connection: one short call, no retries (managers)",
+    summary="Test a judge's connection: a worker makes one short call, no retries (managers)",
+    description="Follow the test at the URL in the Location header until it is finished.",
     request=None,
-    responses={
-        200: inline_serializer(
-            "ConnectionCheck",
-            {"ok": serializers.BooleanField(), "message": serializers.CharField()},
-        )
-    },
+    responses={202: ConnectionCheckSerializer},
 )
 class JudgeConnectionTest(JudgeScoped, generics.GenericAPIView):
     def post(self, request: Request, slug: str, judge_id: int) -> Response:
-        check = judge_connection_test(judge=self.get_object())
-        return Response({"ok": check.ok, "message": check.message})
+        judge = self.get_object()
+        check = connection_check_start(
+            actor=request.user, connection=judge.connection, model=judge.model, judge=judge
+        )
+        location = reverse("judging_api:judge_test_detail", args=[slug, judge_id, check.pk])
+        body = ConnectionCheckSerializer(check).data
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": location})
+
+
+@extend_schema(tags=["judges"], summary="A test of a judge's connection (managers)")
+class JudgeConnectionTestDetail(ProjectScoped, generics.RetrieveAPIView):
+    allowed_roles = MANAGERS
+    serializer_class = ConnectionCheckSerializer
+    lookup_url_kwarg = "test_id"
+
+    def get_queryset(self) -> QuerySet[ConnectionCheck]:
+        return ConnectionCheck.objects.filter(
+            judge__project=self.access.project, judge_id=self.kwargs["judge_id"]
+        )
 
 
 @extend_schema(tags=["runs"])

@@ -10,11 +10,21 @@ PROJECT = "projects/<slug:slug>"
 
 urlpatterns: list[object] = [
     path(f"{PROJECT}/judges/", api.JudgeList.as_view(), name="judge_list"),
+    path(
+        f"{PROJECT}/judges/connections/",
+        api.ConnectionList.as_view(),
+        name="connection_list",
+    ),
     path(f"{PROJECT}/judges/<int:judge_id>/", api.JudgeDetail.as_view(), name="judge_detail"),
     path(
         f"{PROJECT}/judges/<int:judge_id>/test/",
         api.JudgeConnectionTest.as_view(),
         name="judge_test",
+    ),
+    path(
+        f"{PROJECT}/judges/<int:judge_id>/test/<int:test_id>/",
+        api.JudgeConnectionTestDetail.as_view(),
+        name="judge_test_detail",
     ),
     path(f"{PROJECT}/runs/", api.RunList.as_view(), name="run_list"),
     path(f"{PROJECT}/runs/import/", api.VerdictImport.as_view(), name="verdict_import"),

@@ -5,40 +5,78 @@ tried again with exponential backoff (0.5 s doubling to 8 s, less up to 25 % jit
 the server's Retry-After when it gives one (up to two minutes). When the last retry fails, or
 the answer is unusable, `complete` raises CallFailed with a message fit for a verdict's error.
 
-The API key is read from the environment variable the judge names, at each request, and goes
-nowhere but the request's Authorization header: every message that leaves this module has it
-blanked out, in case an endpoint echoes it back in an error.
+Where calls go is a model connection's, chosen by a site administrator, and every call is
+guarded as if it were not:
+- the host is resolved whenever a connection is opened (retries included) and nothing is sent
+  if any of its addresses is loopback, link-local, private or otherwise not public, unless the
+  connection allows private addresses. The connection is opened to the very address checked,
+  not to the name resolved again, so that a name whose answers change in between (DNS
+  rebinding) gets nowhere. What the check cannot see is where a public address leads: a
+  public address that routes back inside, or a proxy, is for an egress firewall to stop;
+- redirects are never followed, and no proxy from the environment is used: the request goes
+  to the address checked, or nowhere;
+- what went wrong is told in fixed words with the status code, never in the endpoint's own
+  text (which could quote anything, the key included), and a closed port, an open one that
+  does not speak HTTP and a reset connection all read the same.
+
+The API key is read from the connection's environment variable at each request and goes
+nowhere but the request's Authorization header.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2
+from django.core.cache import cache
 
-# Sent when the judge names no variable: local servers (vLLM, Ollama, llama.cpp) want no key,
-# but the client insists on one.
+# Sent when the connection names no variable: local servers (vLLM, Ollama, llama.cpp) want no
+# key, but the client insists on one.
 NO_KEY = "no-key"
 # Sampling parameters a judge may set; anything else would be refused by the client.
 PARAMETERS = frozenset(
     {"temperature", "top_p", "max_tokens", "seed", "presence_penalty", "frequency_penalty", "stop"}
 )
-ERROR_CHARS = 500
+# The words for each kind of status an endpoint may answer with; its own text is never shown.
+STATUS_WORDS = {
+    401: "the API key was refused",
+    403: "the API key was refused",
+    404: "no such model or path",
+    408: "the request timed out",
+    413: "the request was too large",
+    429: "too many requests",
+}
+UNREACHABLE = "Could not reach the endpoint."
+REFUSED_ADDRESS = (
+    "The connection's endpoint resolves to a loopback, link-local or private address, which "
+    "this connection may not reach."
+)
+UNRESOLVED = "The connection's host name could not be resolved."
 
 
-class ApiKeyMissing(Exception):
-    """The judge names a variable that is not set where the call would be made."""
+class EndpointUnavailable(Exception):
+    """No call can be made at all; `str()` is fit to show a manager."""
 
-    def __init__(self, variable: str) -> None:
+
+class ApiKeyMissing(EndpointUnavailable):
+    """The connection names a variable that is not set where the call would be made."""
+
+    def __init__(self) -> None:
         super().__init__(
-            f"The environment variable {variable} that the judge reads its API key from is not "
-            "set where the worker runs."
+            "The API key of the judge's connection is not set where the worker runs: ask a "
+            "site administrator."
         )
+
+
+class AddressRefused(EndpointUnavailable):
+    """The endpoint's host resolves to an address the connection may not reach, or to none."""
 
 
 class CallFailed(Exception):
@@ -52,27 +90,20 @@ class CallFailed(Exception):
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where and how a judge's calls go; built from a judge or a run's snapshot of it."""
+    """Where and how a judge's calls go: its connection's address, key variable and limits,
+    and the judge's model and settings."""
 
     base_url: str
     model: str
     api_key_env: str = ""
+    allow_private: bool = False
+    # The connection's id and its shared limit of requests per minute (None: no limit).
+    connection_id: int | None = None
+    requests_per_minute: int | None = None
     parameters: dict[str, Any] = field(default_factory=dict)
     timeout_seconds: float = 60
     max_retries: int = 4
     concurrency: int = 8
-
-    @classmethod
-    def from_snapshot(cls, snapshot: dict[str, Any]) -> Endpoint:
-        return cls(
-            base_url=snapshot["base_url"],
-            model=snapshot["model"],
-            api_key_env=snapshot.get("api_key_env", ""),
-            parameters=snapshot.get("parameters") or {},
-            timeout_seconds=snapshot.get("timeout_seconds", 60),
-            max_retries=snapshot.get("max_retries", 4),
-            concurrency=snapshot.get("concurrency", 8),
-        )
 
 
 @dataclass(frozen=True)
@@ -86,8 +117,61 @@ class Completion:
 
 
 def api_key_is_set(variable: str) -> bool:
-    """Whether the variable holds a key here. Pages show this, never the key."""
+    """Whether the variable holds a key here. Administrators see this, never the key."""
     return bool(variable) and bool(os.environ.get(variable))
+
+
+def checked_address(host: str, *, allow_private: bool) -> str:
+    """An address of the host that may be called; AddressRefused if the host resolves to none,
+    or to any address that may not be called."""
+    try:
+        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        raise AddressRefused(UNRESOLVED) from None
+    if not infos:
+        raise AddressRefused(UNRESOLVED)
+    addresses = [info[4][0] for info in infos]
+    if not allow_private:
+        for text in addresses:
+            address = ipaddress.ip_address(text.split("%")[0])
+            # An IPv4 address written as IPv6 (::ffff:127.0.0.1) is judged as what it maps to.
+            mapped = getattr(address, "ipv4_mapped", None) or address
+            if not mapped.is_global or mapped.is_multicast:
+                raise AddressRefused(REFUSED_ADDRESS)
+    return addresses[0]
+
+
+class _CheckedBackend:
+    """The HTTP client's network backend, opening connections only to an address it has just
+    checked (see the module's docstring)."""
+
+    def __init__(self, *, allow_private: bool) -> None:
+        import httpcore2  # loaded with the openai client, when a judge calls
+
+        self._backend = httpcore2.SyncBackend()
+        self._allow_private = allow_private
+
+    def connect_tcp(self, host: str, port: int, *args: Any, **kwargs: Any) -> Any:
+        address = checked_address(host, allow_private=self._allow_private)
+        return self._backend.connect_tcp(address, port, *args, **kwargs)
+
+    def connect_unix_socket(self, *args: Any, **kwargs: Any) -> Any:
+        raise AddressRefused(REFUSED_ADDRESS)
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
+
+
+def _checked_transport(endpoint: Endpoint) -> httpx2.HTTPTransport:
+    """A transport whose every connection goes through _CheckedBackend, with no proxy."""
+    limits = httpx2.Limits(
+        max_connections=endpoint.concurrency, max_keepalive_connections=endpoint.concurrency
+    )
+    transport = httpx2.HTTPTransport(limits=limits, trust_env=False)
+    # httpx takes no network backend of its own; its connection pool reads this attribute for
+    # every connection it opens. tests/judging/test_connection_guard.py fails if it stops.
+    transport._pool._network_backend = _CheckedBackend(allow_private=endpoint.allow_private)
+    return transport
 
 
 class ChatClient:
@@ -95,7 +179,9 @@ class ChatClient:
 
     def __init__(self, endpoint: Endpoint) -> None:
         if endpoint.api_key_env and not api_key_is_set(endpoint.api_key_env):
-            raise ApiKeyMissing(endpoint.api_key_env)
+            raise ApiKeyMissing
+        # Refused here, a run to a forbidden address fails at once instead of record by record.
+        checked_address(httpx2.URL(endpoint.base_url).host, allow_private=endpoint.allow_private)
         # Imported here: the openai package takes 25 MB and 0.4 s to load, which every process
         # that loads this module (pages, imports) would pay though only judge runs call it.
         import openai
@@ -103,11 +189,10 @@ class ChatClient:
         self.endpoint = endpoint
         self._attempts = threading.local()
         http_client = openai.DefaultHttpxClient(
-            limits=httpx2.Limits(
-                max_connections=endpoint.concurrency,
-                max_keepalive_connections=endpoint.concurrency,
-            ),
-            event_hooks={"request": [self._count_attempt]},
+            transport=_checked_transport(endpoint),
+            event_hooks={"request": [self._before_request]},
+            follow_redirects=False,
+            trust_env=False,
         )
         self._client = openai.OpenAI(
             base_url=endpoint.base_url,
@@ -139,7 +224,7 @@ class ChatClient:
             text = completion.choices[0].message.content
         except Exception as error:
             raise CallFailed(
-                self._redact(_describe(error, self.endpoint)),
+                _describe(error, self.endpoint),
                 attempts=self._attempts.count,
                 latency_ms=_elapsed_ms(started),
             ) from None
@@ -163,37 +248,68 @@ class ChatClient:
             return NO_KEY
         key = os.environ.get(self.endpoint.api_key_env)
         if not key:
-            raise ApiKeyMissing(self.endpoint.api_key_env)
+            raise ApiKeyMissing
         return key
 
-    def _count_attempt(self, request: httpx2.Request) -> None:
+    def _before_request(self, request: httpx2.Request) -> None:
+        """Every HTTP request, retries included, before it is sent: counted, and held back to
+        the connection's rate."""
         self._attempts.count = getattr(self._attempts, "count", 0) + 1
+        if self.endpoint.requests_per_minute and self.endpoint.connection_id is not None:
+            wait_for_rate(self.endpoint.connection_id, self.endpoint.requests_per_minute)
 
-    def _redact(self, text: str) -> str:
-        key = os.environ.get(self.endpoint.api_key_env) if self.endpoint.api_key_env else None
-        return text.replace(key, "[redacted]") if key else text
+
+def wait_for_rate(connection_id: int, per_minute: int) -> None:
+    """Wait until the connection may send one more request this minute.
+
+    The count is kept in the cache that every web process and worker shares (Redis in
+    production): a fixed window per minute, so a burst may straddle two windows.
+    """
+    while True:
+        window = int(time.time() // 60)
+        key = f"judging:rate:{connection_id}:{window}"
+        cache.add(key, 0, timeout=120)
+        try:
+            sent = cache.incr(key)
+        except ValueError:
+            # The key expired between add and incr: the next window is starting.
+            continue
+        if sent <= per_minute:
+            return
+        time.sleep(max((window + 1) * 60 - time.time(), 0) + 0.05)
 
 
 def _describe(error: Exception, endpoint: Endpoint) -> str:
-    """A short account of why a call failed, in words a manager can act on."""
+    """A short account of why a call failed, in fixed words a manager can act on: never the
+    endpoint's own text."""
     import openai  # loaded by ChatClient already; see there
 
-    if isinstance(error, ApiKeyMissing):
+    cause = error.__cause__
+    if isinstance(error, EndpointUnavailable):
         return str(error)
+    if isinstance(cause, EndpointUnavailable):
+        return str(cause)
     if isinstance(error, openai.APITimeoutError):
         return f"No answer within {endpoint.timeout_seconds:g} s, after every retry."
     if isinstance(error, openai.APIConnectionError):
-        cause = error.__cause__ or error
-        return f"Could not reach the endpoint: {cause}"[:ERROR_CHARS]
+        return UNREACHABLE
     if isinstance(error, openai.APIStatusError):
-        body = error.body if isinstance(error.body, dict) else {}
-        detail = body.get("message") if isinstance(body.get("message"), str) else error.message
-        return f"The endpoint answered {error.status_code}: {detail}"[:ERROR_CHARS]
+        return f"The endpoint answered {error.status_code} ({_status_words(error.status_code)})."
     if isinstance(error, json.JSONDecodeError):
-        return f"The endpoint's answer was not valid JSON ({error.msg})."
+        return "The endpoint's answer was not valid JSON."
     if isinstance(error, LookupError | TypeError | AttributeError):
         return "The endpoint's answer was not a chat completion."
-    return f"The call failed: {type(error).__name__}: {error}"[:ERROR_CHARS]
+    return f"The call failed ({type(error).__name__})."
+
+
+def _status_words(status: int) -> str:
+    if status in STATUS_WORDS:
+        return STATUS_WORDS[status]
+    if 300 <= status < 400:
+        return "a redirect, which is never followed"
+    if status >= 500:
+        return "a server error"
+    return "the request was refused"
 
 
 def _elapsed_ms(started: float) -> int:

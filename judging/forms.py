@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.conf import settings
 
 from curation.models import Project
 from judging.client import PARAMETERS
-from judging.models import Judge, PromptTemplate
+from judging.models import Judge, ModelConnection, PromptTemplate
 from judging.protocols.custom import PLACEHOLDERS
 from judging.services.verdict_import import ID_FIELDS, IMPORTABLE
 
@@ -21,15 +20,17 @@ class JudgeForm(forms.ModelForm):
         help_text="A JSON object sent with every call; keys among "
         f"{', '.join(sorted(PARAMETERS))}.",
     )
+    # The models of every connection, grouped by connection; the service checks that the one
+    # chosen belongs to the connection chosen.
+    model = forms.ChoiceField(help_text="One of the models its connection offers.")
 
     class Meta:
         model = Judge
         fields = [
             "name",
             "protocol",
+            "connection",
             "model",
-            "base_url",
-            "api_key_env",
             "template",
             "parameters",
             "concurrency",
@@ -37,28 +38,26 @@ class JudgeForm(forms.ModelForm):
             "max_retries",
         ]
         labels = {
-            "base_url": "Base URL",
-            "api_key_env": "API key variable",
+            "connection": "Model connection",
             "template": "Prompt template (custom judges)",
             "timeout_seconds": "Timeout (seconds)",
             "concurrency": "Calls at once",
         }
         help_texts = {
-            "base_url": "Any OpenAI-compatible endpoint: OpenAI, vLLM, Ollama, llama.cpp server…",
-            "api_key_env": (
-                "The name of the environment variable that holds the API key where the workers "
-                "run. The key itself is never stored or shown. Empty for endpoints without keys."
-            ),
-            "concurrency": "Calls in flight at once during a run.",
+            "connection": "The endpoints site administrators have set up for judges.",
+            "concurrency": "Calls in flight at once during a run, at most the connection's limit.",
             "max_retries": "Retries of a call after a 429, a 5xx or a timeout, with backoff.",
         }
 
     def __init__(self, *args: Any, project: Project, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["template"].queryset = project.prompt_templates.all()
+        connections = list(ModelConnection.objects.all())
+        self.fields["model"].choices = [("", "---------")] + [
+            (connection.name, [(name, name) for name in connection.offered_models])
+            for connection in connections
+        ]
         if self.instance.pk is None:
-            self.initial.setdefault("base_url", settings.OPENAI_BASE_URL)
-            self.initial.setdefault("api_key_env", "OPENAI_API_KEY")
             self.initial.setdefault("parameters", {"temperature": 0})
 
     def clean_parameters(self) -> dict[str, Any]:

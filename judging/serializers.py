@@ -1,6 +1,7 @@
 """What the API shows of judges, runs and verdicts, and what it accepts to create them.
 
-A judge shows the name of its API key's variable and whether it is set, never the key.
+A judge names its model connection, never the connection's address or key variable: those are
+the site administrators'.
 """
 
 from __future__ import annotations
@@ -10,15 +11,35 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from judging.client import api_key_is_set
-from judging.models import Judge, JudgeRun, PromptTemplate, Verdict
+from judging.models import (
+    ConnectionCheck,
+    Judge,
+    JudgeRun,
+    ModelConnection,
+    PromptTemplate,
+    Verdict,
+)
 from judging.services.runs import run_progress
 from judging.services.verdict_import import ID_FIELDS, IMPORTABLE
 
 
+class ConnectionSerializer(serializers.ModelSerializer):
+    """What managers may know of a connection: its name and the models it offers."""
+
+    models = serializers.ListField(
+        source="offered_models", child=serializers.CharField(), read_only=True
+    )
+
+    class Meta:
+        model = ModelConnection
+        fields = ["id", "name", "models", "max_concurrency"]
+        read_only_fields = fields
+
+
 class JudgeSerializer(serializers.ModelSerializer):
-    api_key_set = serializers.SerializerMethodField(
-        help_text="Whether the variable holds a key in the web server's environment."
+    connection = serializers.PrimaryKeyRelatedField(
+        queryset=ModelConnection.objects.all(),
+        help_text="The model connection's id (see judges/connections/).",
     )
     template = serializers.PrimaryKeyRelatedField(
         queryset=PromptTemplate.objects.none(),
@@ -34,10 +55,8 @@ class JudgeSerializer(serializers.ModelSerializer):
             "id",
             "name",
             "protocol",
+            "connection",
             "model",
-            "base_url",
-            "api_key_env",
-            "api_key_set",
             "template",
             "parameters",
             "concurrency",
@@ -46,7 +65,8 @@ class JudgeSerializer(serializers.ModelSerializer):
             "created_at",
             "updated_at",
         ]
-        read_only_fields = ["id", "api_key_set", "created_at", "updated_at"]
+        read_only_fields = ["id", "created_at", "updated_at"]
+        extra_kwargs = {"model": {"help_text": "One of the models the connection offers."}}
         # The service checks the name's uniqueness in the project, which the view supplies.
         validators: list[object] = []
 
@@ -56,9 +76,18 @@ class JudgeSerializer(serializers.ModelSerializer):
         if project is not None:
             self.fields["template"].queryset = project.prompt_templates.all()
 
-    @extend_schema_field(serializers.BooleanField())
-    def get_api_key_set(self, judge: Judge) -> bool:
-        return api_key_is_set(judge.api_key_env)
+
+class ConnectionCheckSerializer(serializers.ModelSerializer):
+    abandoned = serializers.BooleanField(
+        source="is_abandoned",
+        read_only=True,
+        help_text="Unfinished a minute on: no worker took the test, or it died.",
+    )
+
+    class Meta:
+        model = ConnectionCheck
+        fields = ["id", "state", "message", "abandoned", "created_at", "finished_at"]
+        read_only_fields = fields
 
 
 class RunSerializer(serializers.ModelSerializer):

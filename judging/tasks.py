@@ -11,6 +11,7 @@ from django.db import connection
 
 from judging.models import JudgeRun, PendingCheck
 from judging.services.disagreements import detect_pending
+from judging.services.judges import connection_check_execute
 from judging.services.run_engine import judge_run_execute
 from judging.services.runs import judge_runs_recover
 
@@ -23,6 +24,11 @@ def run_judge(run_id: int) -> None:
         judge_run_execute(run_id=run_id)
     except JudgeRun.DoesNotExist:
         logger.warning("Judge run %s no longer exists; nothing to do", run_id)
+
+
+@shared_task
+def check_connection(check_id: int) -> None:
+    connection_check_execute(check_id=check_id)
 
 
 # How long labels gather before a worker checks their records: one task for all the labels of

@@ -2,16 +2,22 @@ from __future__ import annotations
 
 from django.urls import path
 
-from judging.views import adjudication, agreement, judges, quality, runs
+from judging.views import adjudication, agreement, connections, judges, quality, runs
 
 app_name = "judging"
 
 urlpatterns: list[object] = [
+    path("connections/", connections.connection_list, name="connection_list"),
     path("p/<slug:slug>/judges/", judges.judge_list, name="judge_list"),
     path("p/<slug:slug>/judges/new/", judges.judge_new, name="judge_new"),
     path("p/<slug:slug>/judges/templates/", judges.template_list, name="template_list"),
     path("p/<slug:slug>/judges/<int:judge_id>/", judges.judge_edit, name="judge_edit"),
     path("p/<slug:slug>/judges/<int:judge_id>/test/", judges.judge_test, name="judge_test"),
+    path(
+        "p/<slug:slug>/judges/<int:judge_id>/test/<int:test_id>/",
+        judges.judge_test_detail,
+        name="judge_test_detail",
+    ),
     path("p/<slug:slug>/runs/", runs.run_list, name="run_list"),
     path("p/<slug:slug>/runs/new/", runs.run_new, name="run_new"),
     path("p/<slug:slug>/runs/import/", runs.verdict_import_page, name="verdict_import"),

@@ -119,11 +119,14 @@ RULES: dict[str, Rule] = {
     ),
     "annotation_api:annotation_list": Rule(ANNOTATORS, kind="api"),
     "annotation_api:annotation_detail": Rule(ANNOTATORS, kind="api"),
+    # Where judges' calls go, and with which key variable: site administrators only.
+    "judging:connection_list": Rule(SUPERUSERS, in_project=False),
     "judging:judge_list": Rule(MANAGERS),
     "judging:judge_new": Rule(MANAGERS),
     "judging:judge_edit": Rule(MANAGERS),
-    # The judge of url_values() points at a closed port: the test fails fast, and says so.
+    # A worker tests the connection; the page polls the test's result.
     "judging:judge_test": Rule(MANAGERS, method="post"),
+    "judging:judge_test_detail": Rule(MANAGERS),
     "judging:template_list": Rule(MANAGERS),
     "judging:run_list": Rule(RECORD_READERS),
     "judging:run_new": Rule(MANAGERS),
@@ -134,6 +137,10 @@ RULES: dict[str, Rule] = {
     "judging_api:judge_list": Rule(MANAGERS, kind="api"),
     "judging_api:judge_detail": Rule(MANAGERS, kind="api"),
     "judging_api:judge_test": Rule(MANAGERS, kind="api", method="post"),
+    "judging_api:judge_test_detail": Rule(MANAGERS, kind="api"),
+    # Connections' names and models only: their addresses and key variables are for site
+    # administrators, in the admin.
+    "judging_api:connection_list": Rule(MANAGERS, kind="api"),
     "judging_api:run_list": Rule(RECORD_READERS, kind="api"),
     "judging_api:run_detail": Rule(RECORD_READERS, kind="api"),
     "judging_api:run_cancel": Rule(MANAGERS, kind="api", method="post"),

@@ -5,7 +5,8 @@ a hosted endpoint: the openai client, its retries and its timeouts all run for r
 `POST /v1/chat/completions` and `GET /v1/models`; what it answers each request is decided by
 replies queued with `script(...)`, taken first and in order, and otherwise by the `respond`
 callable. Faults are replies like any other: `rate_limited`, `server_error`, `hang`,
-`malformed`. Every request is kept in `requests`.
+`malformed`, and hostile ones: `redirect` elsewhere, `revealing_error` (a body full of secrets).
+Every request is kept in `requests`.
 
     with FakeLLM(respond=lambda request: answer("unsafe"), latency=0.2) as llm:
         llm.script(rate_limited(retry_after=1), server_error())
@@ -65,6 +66,21 @@ def hang(seconds: float, then: str = "unsafe") -> Reply:
 def malformed() -> Reply:
     """A 200 whose body is cut off in the middle of its JSON."""
     return Reply(body=b'{"id": "chatcmpl-1", "object": "chat.completion", "choices": [{"mess')
+
+
+def redirect(location: str, status: int = 307) -> Reply:
+    """Sent elsewhere: a 307 keeps the method and body, so a client that followed it would
+    post the prompt, and perhaps the key, to `location`."""
+    return Reply(status=status, body=b"", headers={"Location": location})
+
+
+# What an endpoint could put in its error text: none of it may reach a page or a verdict.
+SECRET_TEXT = "DATABASE_URL=postgres://studio:hunter2@db.internal:5432/studio"
+
+
+def revealing_error(status: int = 400) -> Reply:
+    body = {"error": {"message": f"Bad request; our environment: {SECRET_TEXT}", "type": "x"}}
+    return Reply(status=status, body=json.dumps(body).encode())
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from tests.access import RULES, Rule, walk_urlconf
 from tests.authoring.task_helpers import make_task
 from tests.conftest import PERSONAS, Cast
 from tests.factories import RecordFactory, UserFactory, rjudge_record
+from tests.judging.judge_runs import make_connection
 
 ROUTES = list(walk_urlconf())
 ADMIN_ROUTES = [r for r in ROUTES if r.name.startswith("admin:")]
@@ -139,19 +140,21 @@ def test_admin_pages_are_for_staff_only(route, cast: Cast) -> None:
 
 
 def judging_values(cast: Cast) -> dict[str, object]:
-    """A judge at a closed port, a run of it, and the record the verdict import names."""
+    """A judge at a closed port, a run of it, a test of its connection, and the record the
+    verdict import names."""
     if not cast.project.records.filter(external_id="access-check").exists():
         RecordFactory(project=cast.project, source=rjudge_record("access-check"))
     judge = cast.project.judges.create(
         name=f"Judge {cast.project.judges.count()}",
         protocol="rjudge",
+        connection=make_connection("http://127.0.0.1:9/v1", model_names="none"),
         model="none",
-        base_url="http://127.0.0.1:9/v1",
         timeout_seconds=2,
         max_retries=0,
     )
     run = judge_run_create(actor=cast.manager, project=cast.project, judge=judge)
-    return {"judge_id": judge.pk, "run_id": run.pk}
+    check = judge.connection_checks.create(connection=judge.connection, model=judge.model)
+    return {"judge_id": judge.pk, "run_id": run.pk, "test_id": check.pk}
 
 
 @pytest.fixture(autouse=True)

@@ -2,30 +2,32 @@
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+import logging
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
+from django.utils import timezone
 
+from curation.jobs import job_send_after_commit
 from curation.models import Project
 from curation.services.audit import audit_log
-from judging.client import PARAMETERS, ApiKeyMissing, CallFailed, ChatClient, Endpoint
-from judging.models import Judge, PromptTemplate, Protocol
+from judging.client import PARAMETERS, CallFailed, ChatClient, Endpoint, EndpointUnavailable
+from judging.models import ConnectionCheck, Judge, ModelConnection, PromptTemplate, Protocol
 from judging.protocols.custom import PLACEHOLDERS, unknown_placeholders
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
 
+logger = logging.getLogger(__name__)
+
 JUDGE_FIELDS = (
     "name",
     "protocol",
+    "connection",
     "model",
-    "base_url",
-    "api_key_env",
     "template",
     "parameters",
     "concurrency",
@@ -71,15 +73,16 @@ def judge_update(*, actor: AbstractBaseUser | None, judge: Judge, **fields: Any)
 
 
 def judge_snapshot(judge: Judge) -> dict[str, Any]:
-    """What a run needs of its judge, frozen at the run's start: the name of the key's
-    variable, never the key."""
+    """What a run needs of its judge, frozen at the run's start. The connection is named by its
+    id: its address and key variable are read when the worker calls, so that they never sit in
+    a run that managers read, and an administrator's change to them holds for every run."""
     snapshot: dict[str, Any] = {
         "judge_id": judge.pk,
         "name": judge.name,
         "protocol": judge.protocol,
+        "connection_id": judge.connection_id,
+        "connection": judge.connection.name,
         "model": judge.model,
-        "base_url": judge.base_url,
-        "api_key_env": judge.api_key_env,
         "parameters": judge.parameters,
         "concurrency": judge.concurrency,
         "timeout_seconds": judge.timeout_seconds,
@@ -98,32 +101,141 @@ def judge_snapshot(judge: Judge) -> dict[str, Any]:
     return snapshot
 
 
-@dataclass(frozen=True)
-class ConnectionCheck:
-    ok: bool
-    message: str
+def endpoint_of(snapshot: dict[str, Any]) -> Endpoint:
+    """Where a run's calls go: its judge's snapshot with its connection as it is now.
+    Raises EndpointUnavailable when the connection is gone."""
+    connection = ModelConnection.objects.filter(pk=snapshot.get("connection_id")).first()
+    if connection is None:
+        raise EndpointUnavailable(
+            "The judge's model connection no longer exists: ask a site administrator."
+        )
+    # What a connection offers is its administrator's to decide, for runs resumed too.
+    if snapshot["model"] not in connection.offered_models:
+        raise EndpointUnavailable(
+            f"The connection {connection} no longer offers {snapshot['model']}: choose another "
+            "model for the judge, or ask a site administrator."
+        )
+    return _endpoint(
+        connection,
+        model=snapshot["model"],
+        parameters=snapshot.get("parameters") or {},
+        timeout_seconds=snapshot.get("timeout_seconds", 60),
+        max_retries=snapshot.get("max_retries", 4),
+        concurrency=min(snapshot.get("concurrency", 8), connection.max_concurrency),
+    )
 
 
-def judge_connection_test(*, judge: Judge) -> ConnectionCheck:
-    """One short call to the judge's endpoint and model, without retries."""
-    endpoint = Endpoint(
-        base_url=judge.base_url,
-        model=judge.model,
-        api_key_env=judge.api_key_env,
-        timeout_seconds=min(judge.timeout_seconds, TEST_TIMEOUT_SECONDS),
+def connection_save(*, actor: AbstractBaseUser | None, connection: ModelConnection) -> None:
+    """Create or change a connection (site administrators): where judges' calls go and with
+    which key is worth a trace of who changed it."""
+    with transaction.atomic():
+        before = (
+            _audited_connection(ModelConnection.objects.get(pk=connection.pk))
+            if connection.pk
+            else None
+        )
+        connection.full_clean()
+        connection.save()
+        audit_log(
+            actor=actor,
+            action=f"judging.connection.{'updated' if before else 'created'}",
+            obj=connection,
+            before=before,
+            after=_audited_connection(connection),
+        )
+
+
+def connection_delete(*, actor: AbstractBaseUser | None, connection: ModelConnection) -> None:
+    """Delete a connection no judge uses (the database refuses one in use)."""
+    with transaction.atomic():
+        audit_log(
+            actor=actor,
+            action="judging.connection.deleted",
+            obj=connection,
+            before=_audited_connection(connection),
+        )
+        connection.delete()
+
+
+def connection_check_start(
+    *,
+    actor: AbstractBaseUser | None,
+    connection: ModelConnection,
+    model: str,
+    judge: Judge | None = None,
+) -> ConnectionCheck:
+    """Ask a worker to test a connection and one of its models (a judge's, when its page
+    asks); the page polls the check until it ends."""
+    with transaction.atomic():
+        check = ConnectionCheck.objects.create(
+            connection=connection, model=model, judge=judge, requested_by=_user(actor)
+        )
+        audit_log(
+            actor=actor,
+            action="judging.connection.tested",
+            project=judge.project if judge else None,
+            obj=judge or connection,
+            after={"check": check.pk, "model": model},
+        )
+        job_send_after_commit("judging.tasks.check_connection", check.pk)
+    return check
+
+
+def connection_check_execute(*, check_id: int) -> None:
+    """One short call to the connection and model, without retries; safe to run twice: only
+    the worker that moves the check from pending makes the call."""
+    taken = ConnectionCheck.objects.filter(pk=check_id, state=ConnectionCheck.State.PENDING).update(
+        state=ConnectionCheck.State.RUNNING, updated_at=timezone.now()
+    )
+    if taken != 1:
+        return
+    check = ConnectionCheck.objects.select_related("connection", "judge").get(pk=check_id)
+    patience = check.judge.timeout_seconds if check.judge else TEST_TIMEOUT_SECONDS
+    endpoint = _endpoint(
+        check.connection,
+        model=check.model,
+        timeout_seconds=min(patience, TEST_TIMEOUT_SECONDS),
         max_retries=0,
         concurrency=1,
     )
     try:
         with ChatClient(endpoint) as client:
             completion = client.complete(TEST_PROMPT, max_tokens=5)
-    except (ApiKeyMissing, CallFailed) as failure:
-        return ConnectionCheck(ok=False, message=str(failure))
-    reply = " ".join(completion.text.split())[:80] or "(an empty message)"
-    return ConnectionCheck(
-        ok=True,
-        message=f"Connected: {judge.model} answered in {completion.latency_ms} ms: {reply}",
+    except (EndpointUnavailable, CallFailed) as failure:
+        state, message = ConnectionCheck.State.FAILED, str(failure)
+    except Exception:
+        logger.exception("Connection test %s stopped on an unexpected error", check_id)
+        state, message = ConnectionCheck.State.FAILED, "The test stopped on an unexpected error."
+    else:
+        state = ConnectionCheck.State.SUCCEEDED
+        message = f"{check.model} answered in {completion.latency_ms} ms."
+    ConnectionCheck.objects.filter(pk=check_id).update(
+        state=state, message=message, finished_at=timezone.now(), updated_at=timezone.now()
     )
+
+
+def _endpoint(connection: ModelConnection, **judge_settings: Any) -> Endpoint:
+    """The connection's address, key variable and limits, with a judge's model and settings."""
+    return Endpoint(
+        base_url=connection.base_url,
+        api_key_env=connection.api_key_env,
+        allow_private=connection.allow_private,
+        connection_id=connection.pk,
+        requests_per_minute=connection.requests_per_minute,
+        **judge_settings,
+    )
+
+
+def _audited_connection(connection: ModelConnection) -> dict[str, Any]:
+    return {
+        "name": connection.name,
+        "base_url": connection.base_url,
+        "api_key_env": connection.api_key_env,
+        "models": connection.offered_models,
+        "max_concurrency": connection.max_concurrency,
+        "requests_per_minute": connection.requests_per_minute,
+        "allow_private": connection.allow_private,
+    }
 
 
 def prompt_template_create(
@@ -183,13 +295,10 @@ def _assign(judge: Judge, fields: dict[str, Any]) -> None:
         errors["template"] = "A custom judge needs a prompt template."
     if judge.template is not None and judge.template.project_id != judge.project_id:
         errors["template"] = "The template belongs to another project."
-    if judge.api_key_env and not re.fullmatch(
-        settings.JUDGE_API_KEY_ENV_PATTERN, judge.api_key_env
-    ):
-        errors["api_key_env"] = (
-            "Judges may read their key only from variables whose names match "
-            f"{settings.JUDGE_API_KEY_ENV_PATTERN} (e.g. OPENAI_API_KEY): other variables "
-            "hold the studio's own secrets."
+    if judge.connection_id is not None and judge.model not in judge.connection.offered_models:
+        errors["model"] = (
+            f"The connection {judge.connection} offers "
+            f"{', '.join(judge.connection.offered_models) or 'no model'}."
         )
     if not isinstance(judge.parameters, dict):
         errors["parameters"] = 'Parameters are a JSON object, e.g. {"temperature": 0}.'
@@ -216,9 +325,8 @@ def _audited(judge: Judge) -> dict[str, Any]:
     return {
         "name": judge.name,
         "protocol": judge.protocol,
+        "connection": str(judge.connection) if judge.connection_id else None,
         "model": judge.model,
-        "base_url": judge.base_url,
-        "api_key_env": judge.api_key_env,
         "template": str(judge.template) if judge.template else None,
         "parameters": judge.parameters,
         "concurrency": judge.concurrency,

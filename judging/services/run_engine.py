@@ -30,9 +30,10 @@ from django.utils import timezone
 
 from curation.models import Record
 from curation.services.audit import audit_log
-from judging.client import ApiKeyMissing, CallFailed, ChatClient, Endpoint
+from judging.client import CallFailed, ChatClient, EndpointUnavailable
 from judging.models import JudgeRun, Verdict
 from judging.protocols import Case, JudgeProtocol, TaskFacts, protocol_for, storable
+from judging.services.judges import endpoint_of
 
 logger = logging.getLogger(__name__)
 
@@ -60,8 +61,8 @@ def judge_run_execute(*, run_id: int) -> None:
     run = JudgeRun.objects.get(pk=run_id)
     try:
         protocol = protocol_for(run.judge_snapshot)
-        client = ChatClient(Endpoint.from_snapshot(run.judge_snapshot))
-    except ApiKeyMissing as error:
+        client = ChatClient(endpoint_of(run.judge_snapshot))
+    except EndpointUnavailable as error:
         _fail(run_id, claim, str(error))
         return
     try:

@@ -7,13 +7,14 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseStopPolling
 
 from curation.access import MANAGERS, ProjectAccess, project_view
-from judging.client import api_key_is_set
 from judging.forms import JudgeForm, PromptTemplateForm
-from judging.models import Judge
+from judging.models import ConnectionCheck, Judge
 from judging.services.judges import (
-    judge_connection_test,
+    connection_check_start,
     judge_create,
     judge_update,
     prompt_template_create,
@@ -23,12 +24,8 @@ from judging.services.judges import (
 @require_GET
 @project_view(MANAGERS)
 def judge_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
-    judges = access.project.judges.select_related("template")
-    context = {
-        "project": access.project,
-        "access": access,
-        "judges": [(judge, api_key_is_set(judge.api_key_env)) for judge in judges],
-    }
+    judges = access.project.judges.select_related("template", "connection")
+    context = {"project": access.project, "access": access, "judges": judges}
     return render(request, "judging/judges.html", context)
 
 
@@ -66,13 +63,35 @@ def judge_edit(request: HttpRequest, access: ProjectAccess, judge_id: int) -> Ht
 @require_POST
 @project_view(MANAGERS)
 def judge_test(request: HttpRequest, access: ProjectAccess, judge_id: int) -> HttpResponse:
+    """Hand the test to a worker: no web process waits on an endpoint."""
     judge = get_object_or_404(access.project.judges, pk=judge_id)
-    check = judge_connection_test(judge=judge)
+    check = connection_check_start(
+        actor=request.user, connection=judge.connection, model=judge.model, judge=judge
+    )
     if request.htmx:
         context = {"project": access.project, "judge": judge, "check": check}
         return render(request, "judging/judges_form.html#connection", context)
-    (messages.success if check.ok else messages.error)(request, check.message)
-    return redirect("judging:judge_edit", access.project.slug, judge.pk)
+    messages.info(request, "A worker is testing the connection.")
+    return redirect("judging:judge_test_detail", access.project.slug, judge.pk, check.pk)
+
+
+@require_GET
+# The same URL answers htmx's polls with the result alone: caches must keep the two apart.
+@vary_on_headers("HX-Request")
+@project_view(MANAGERS)
+def judge_test_detail(
+    request: HttpRequest, access: ProjectAccess, judge_id: int, test_id: int
+) -> HttpResponse:
+    judge = get_object_or_404(access.project.judges, pk=judge_id)
+    check = get_object_or_404(judge.connection_checks, pk=test_id)
+    context = {"project": access.project, "judge": judge, "check": check}
+    if request.htmx and not request.htmx.history_restore_request:
+        response = render(request, "judging/judges_form.html#connection", context)
+        ended = check.is_finished or check.is_abandoned
+        return HttpResponseStopPolling(response.content) if ended else response
+    return _judge_page(
+        request, access, JudgeForm(instance=judge, project=access.project), judge, check
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -107,15 +126,17 @@ def template_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 
 def _judge_page(
-    request: HttpRequest, access: ProjectAccess, form: JudgeForm, judge: Judge | None
+    request: HttpRequest,
+    access: ProjectAccess,
+    form: JudgeForm,
+    judge: Judge | None,
+    check: ConnectionCheck | None = None,
 ) -> HttpResponse:
-    variable = form["api_key_env"].value() or ""
     context = {
         "project": access.project,
         "access": access,
         "form": form,
         "judge": judge,
-        "api_key_env": variable,
-        "api_key_set": api_key_is_set(variable),
+        "check": check,
     }
     return render(request, "judging/judges_form.html", context)

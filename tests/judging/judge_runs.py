@@ -6,27 +6,46 @@ import re
 from typing import Any
 
 from curation.models import Project, Record
-from judging.models import Judge, Protocol
+from judging.models import Judge, ModelConnection, Protocol
 from tests.factories import RecordFactory, rjudge_record
 from tests.fake_llm import MODEL, ChatRequest
 
 _NUMBER = re.compile(r"Record (\d+): ")
 
 
-def make_judge(project: Project, base_url: str, **fields: Any) -> Judge:
-    """A judge of the fake server, patient for a second and retrying twice, unless told."""
+def make_connection(
+    base_url: str, *, api_key_env: str = "", allow_private: bool = True, **fields: Any
+) -> ModelConnection:
+    """A connection an administrator set up. The fake server listens on 127.0.0.1, so unless
+    told otherwise it may reach private addresses, as one for a local vLLM would."""
+    defaults: dict[str, Any] = {
+        "name": f"Connection {ModelConnection.objects.count() + 1}",
+        "model_names": MODEL,
+        "max_concurrency": 64,
+    }
+    return ModelConnection.objects.create(
+        base_url=base_url,
+        api_key_env=api_key_env,
+        allow_private=allow_private,
+        **{**defaults, **fields},
+    )
+
+
+def make_judge(project: Project, base_url: str, *, api_key_env: str = "", **fields: Any) -> Judge:
+    """A judge of the fake server, patient for a second and retrying twice, unless told; its
+    connection is made for it."""
     from judging.services.judges import judge_create
 
     defaults: dict[str, Any] = {
         "name": "Fake judge",
         "protocol": Protocol.RJUDGE,
         "model": MODEL,
-        "base_url": base_url,
-        "api_key_env": "",
         "concurrency": 16,
         "timeout_seconds": 1,
         "max_retries": 2,
     }
+    if "connection" not in fields:
+        defaults["connection"] = make_connection(base_url, api_key_env=api_key_env)
     return judge_create(actor=None, project=project, **{**defaults, **fields})
 
 

@@ -1,5 +1,6 @@
 """A judge's API key is read from the environment when calls are made, and appears in no page,
-API response, log line or database row, even when an endpoint echoes it back in its errors."""
+API response, log line or database row, even when an endpoint echoes it back in its errors;
+managers see neither the key nor the name of the variable holding it."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from django.db import connection
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from judging.models import Judge, JudgeRun
+from judging.models import ConnectionCheck, Judge, JudgeRun
+from judging.services.judges import connection_check_execute
 from judging.services.run_engine import judge_run_execute
 from tests.curation.api_clients import api_key
-from tests.fake_llm import ChatRequest, FakeLLM, Reply, default_reply
-from tests.judging.judge_runs import numbered_records, record_number
+from tests.fake_llm import MODEL, ChatRequest, FakeLLM, Reply, default_reply
+from tests.judging.judge_runs import make_connection, numbered_records, record_number
 
 KEY_VARIABLE = "STUDIO_LEAK_TEST_API_KEY"
 KEY = "sk-leak-test-7f3e9a1c5b2d-do-not-show"
@@ -66,14 +68,15 @@ def test_the_key_is_used_but_never_shown_logged_or_stored(cast, monkeypatch, cap
     responses = []
 
     with FakeLLM(echoing_endpoint) as llm:
+        address = llm.base_url
+        connection = make_connection(address, api_key_env=KEY_VARIABLE)
         created = pages.post(
             reverse("judging:judge_new", args=[slug]),
             {
                 "name": "Leaky",
                 "protocol": "rjudge",
-                "model": "fake-judge-1",
-                "base_url": llm.base_url,
-                "api_key_env": KEY_VARIABLE,
+                "connection": connection.pk,
+                "model": MODEL,
                 "parameters": '{"temperature": 0}',
                 "concurrency": 4,
                 "timeout_seconds": 5,
@@ -87,6 +90,15 @@ def test_the_key_is_used_but_never_shown_logged_or_stored(cast, monkeypatch, cap
             pages.post(reverse("judging:judge_test", args=[slug, judge.pk]), HTTP_HX_REQUEST="true")
         )
         responses.append(api.post(reverse("judging_api:judge_test", args=[slug, judge.pk])))
+        # What the worker does with each test.
+        for check in ConnectionCheck.objects.all():
+            connection_check_execute(check_id=check.pk)
+            responses.append(
+                api.get(reverse("judging_api:judge_test_detail", args=[slug, judge.pk, check.pk]))
+            )
+            responses.append(
+                pages.get(reverse("judging:judge_test_detail", args=[slug, judge.pk, check.pk]))
+            )
         started = api.post(
             reverse("judging_api:run_list", args=[slug]), {"judge": judge.pk}, format="json"
         )
@@ -115,15 +127,18 @@ def test_the_key_is_used_but_never_shown_logged_or_stored(cast, monkeypatch, cap
     run.refresh_from_db()
     # The key did its work: the endpoint answered every record but the one it refused.
     assert (run.valid_count, run.error_count) == (5, 1)
-    # The refusal that quoted the key is kept, and shown, with the key blanked out.
-    assert "Bad key: Bearer [redacted]" in run.verdicts.get(parse_status="error").error
+    # The refusal that quoted the key is told in the studio's own words, never the endpoint's.
+    refusal = "The endpoint answered 401 (the API key was refused)."
+    assert run.verdicts.get(parse_status="error").error == refusal
+    assert {check.message for check in ConnectionCheck.objects.all()} == {refusal}
     bodies = [response.content.decode() for response in responses]
-    assert any("Bearer [redacted]" in body for body in bodies)
-    assert any(f'{KEY_VARIABLE}</code> <span class="badge safe">set' in body for body in bodies)
+    assert sum(refusal in body for body in bodies) >= 4
     for body in bodies:
-        assert KEY not in body
+        assert KEY not in body and "Bad key" not in body
+        assert KEY_VARIABLE not in body and address not in body
     assert KEY not in caplog.text
     assert caplog.records, "Nothing was logged: the log check would prove nothing."
     assert rows_containing(KEY) == []
-    # The search itself finds what is there: the variable's name is stored, on purpose.
-    assert "judging_judge.api_key_env" in rows_containing(KEY_VARIABLE)
+    # The search itself finds what is there: the variable's name is stored, on purpose, in
+    # the administrators' connection alone.
+    assert rows_containing(KEY_VARIABLE) == ["judging_modelconnection.api_key_env"]

@@ -13,7 +13,8 @@ HELLO = [{"role": "user", "content": "Hello"}]
 
 
 def client_of(llm: FakeLLM, **options: object) -> ChatClient:
-    settings = {"timeout_seconds": 1, "max_retries": 2, **options}
+    # The fake server listens on 127.0.0.1: a connection for a local server.
+    settings = {"timeout_seconds": 1, "max_retries": 2, "allow_private": True, **options}
     return ChatClient(Endpoint(base_url=llm.base_url, model="fake-judge-1", **settings))
 
 
@@ -43,7 +44,7 @@ def test_server_errors_are_retried_with_growing_waits_then_given_up() -> None:
 
     waits = gaps(llm)
     assert failure.value.attempts == llm.request_count == 4
-    assert str(failure.value) == "The endpoint answered 503: Internal error"
+    assert str(failure.value) == "The endpoint answered 503 (a server error)."
     # Exponential backoff from 0.5 s, less up to a quarter of jitter: 0.5, 1, 2.
     for wait, nominal in zip(waits, (0.5, 1.0, 2.0), strict=True):
         assert 0.75 * nominal - 0.05 <= wait <= nominal + 0.25
@@ -64,7 +65,10 @@ def test_a_hang_past_the_timeout_is_retried() -> None:
     [
         (malformed(), "The endpoint's answer was not valid JSON"),
         (Reply(body=b'{"choices": []}'), "The endpoint's answer was not a chat completion."),
-        (Reply(status=400, body=b'{"error": {"message": "Bad model"}}'), "answered 400: Bad model"),
+        (
+            Reply(status=400, body=b'{"error": {"message": "Bad model"}}'),
+            r"answered 400 \(the request was refused\)\.$",
+        ),
     ],
     ids=["malformed JSON", "no choices", "a client error"],
 )

@@ -9,7 +9,7 @@ from judging.models import Judge, JudgeRun
 from judging.services.run_engine import judge_run_execute
 from tests.curation.api_clients import api_key
 from tests.fake_llm import FakeLLM, answer
-from tests.judging.judge_runs import make_judge, numbered_records
+from tests.judging.judge_runs import make_connection, make_judge, numbered_records
 
 
 def api_for(user) -> APIClient:
@@ -18,30 +18,49 @@ def api_for(user) -> APIClient:
     return client
 
 
-def test_a_manager_creates_and_changes_a_judge(cast) -> None:
+def test_a_manager_creates_and_changes_a_judge_of_a_connection(cast) -> None:
+    connection = make_connection(
+        "http://10.0.0.7:8001/v1", name="Lab vLLM", api_key_env="LAB_API_KEY", model_names="qwen"
+    )
     api = api_for(cast.manager)
     url = reverse("judging_api:judge_list", args=[cast.project.slug])
 
+    offered = api.get(reverse("judging_api:connection_list", args=[cast.project.slug]))
     created = api.post(
         url,
         {
             "name": "Local vLLM",
             "protocol": "toolemu_safety",
+            "connection": connection.pk,
             "model": "qwen",
-            "base_url": "http://127.0.0.1:8001/v1",
-            "api_key_env": "",
             "parameters": {"temperature": 0},
         },
         format="json",
     )
     changed = api.patch(created["Location"], {"concurrency": 32}, format="json")
-    refused = api.patch(created["Location"], {"api_key_env": "DATABASE_URL"}, format="json")
+    # Fields that are no longer a judge's are not read, whatever is sent.
+    ignored = api.patch(
+        created["Location"],
+        {"base_url": "http://attacker.example/v1", "api_key_env": "SECRET_KEY"},
+        format="json",
+    )
+    refused = api.patch(created["Location"], {"model": "gpt-4o"}, format="json")
 
+    assert offered.json()["results"] == [
+        {"id": connection.pk, "name": "Lab vLLM", "models": ["qwen"], "max_concurrency": 64}
+    ]
     assert created.status_code == 201, created.json()
-    assert created.json()["api_key_set"] is False
+    assert (created.json()["connection"], created.json()["model"]) == (connection.pk, "qwen")
     assert changed.json()["concurrency"] == 32
-    assert refused.status_code == 400 and "api_key_env" in refused.json()
-    assert Judge.objects.get().api_key_env == ""
+    assert ignored.status_code == 200
+    assert refused.status_code == 400 and refused.json()["model"] == [
+        "The connection Lab vLLM offers qwen."
+    ]
+    judge = Judge.objects.get()
+    assert (judge.connection, judge.model) == (connection, "qwen")
+    for response in (offered, created, changed, ignored, refused):
+        body = response.content.decode()
+        assert "10.0.0.7" not in body and "LAB_API_KEY" not in body
 
 
 def test_a_run_is_started_followed_and_its_verdicts_read(cast) -> None:
