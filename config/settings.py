@@ -193,6 +193,9 @@ SECURE_CSP = {
     "form-action": [CSP.SELF],
     "frame-ancestors": [CSP.NONE],
 }
+# Error pages and reports show the traceback and the request's headers, never the environment
+# or the settings, whose URLs carry passwords.
+DEFAULT_EXCEPTION_REPORTER_FILTER = "config.error_reports.TracebackOnlyFilter"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
