@@ -48,6 +48,18 @@ class Studio:
             assert time.monotonic() < deadline, f"No {pattern!r} in:\n{self.log.read_text()}"
             time.sleep(0.5)
 
+    def wait_for_page(self, path: str, process: subprocess.Popen) -> None:
+        """Until the web server answers: it says it starts before it listens."""
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            assert process.poll() is None, f"./studio up stopped:\n{self.log.read_text()}"
+            try:
+                with urllib.request.urlopen(self.url + path, timeout=10):  # noqa: S310
+                    return
+            except OSError:
+                assert time.monotonic() < deadline, f"No answer:\n{self.log.read_text()}"
+                time.sleep(0.5)
+
 
 def as_in_a_clone(folder: str, names: list[str]) -> set[str]:
     """shutil.copytree's ignore: what a fresh clone would not have."""
@@ -82,7 +94,7 @@ def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Studio]:
             start_new_session=True,
         )
     try:
-        running.wait_for_log(r"The studio is at", process)
+        running.wait_for_page("login/", process)
         # The demo's search indexing, sent by seed_demo, done by the worker.
         running.wait_for_log(r"update_search_index\[\S+\] succeeded", process)
         yield running
