@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import os
 
-from celery import Celery
+from celery import Celery, signals
+from django.conf import settings
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -18,3 +19,15 @@ def _create_broker_folders(sender: Celery, **kwargs: object) -> None:
         folder = sender.conf.broker_transport_options.get(key)
         if folder:
             os.makedirs(folder, exist_ok=True)
+
+
+@signals.worker_init.connect
+def _refuse_debug(**kwargs: object) -> None:
+    # With DEBUG on, Django keeps every SQL statement in connection.queries, and only a web
+    # request clears them: each process of a worker started so grew to 3 GB and kept it while
+    # idle. Debug conveniences are for pages; a worker has none to offer.
+    if settings.DEBUG:
+        raise SystemExit(
+            "A Celery worker does not run with DEBUG on: Django would keep every SQL statement "
+            "it runs in memory. Start it with DEBUG=false."
+        )

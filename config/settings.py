@@ -1,8 +1,9 @@
 """Settings, read from the environment.
 
-The defaults give the embedded development setup (SQLite and a file-backed broker under var/).
-The full stack sets DATABASE_URL and REDIS_URL; see the README for every variable.
-Malformed values fail loudly at start-up rather than falling back silently.
+The defaults give the embedded development setup (SQLite and a file-backed broker under var/),
+whose secret key `./studio up` keeps in var/studio.env. The full stack sets DATABASE_URL and
+REDIS_URL; see the README for every variable. Malformed values fail loudly at start-up rather
+than falling back silently.
 """
 
 from __future__ import annotations
@@ -20,15 +21,22 @@ env = Env()
 env.read_env(BASE_DIR / ".env", recurse=False)
 
 VAR_DIR = env.path("VAR_DIR", default=BASE_DIR / "var")
+# What `./studio up` writes for the embedded studio (a random secret key, made on its first
+# start), so that its web server, its worker and every command typed in this checkout run with
+# the same settings and nothing exported. The environment and .env win over it.
+EMBEDDED_SETTINGS_FILE = VAR_DIR / "studio.env"
+env.read_env(EMBEDDED_SETTINGS_FILE, recurse=False)
 
 DEBUG = env.bool("DEBUG", default=False)
 
-# No working default outside development: a deployment that forgets the key must not start.
+# No working default anywhere, not even in development: a deployment that forgets the key must
+# not start, and a known development key would sign sessions of any studio left running with it.
 SECRET_KEY = env.str("SECRET_KEY", default="")
 if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
-    SECRET_KEY = "development-only-secret-key-not-for-production"  # noqa: S105
+    raise ImproperlyConfigured(
+        "SECRET_KEY must be set, in the environment or in .env; for the embedded studio, "
+        f"./studio up keeps one in {EMBEDDED_SETTINGS_FILE}."
+    )
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
@@ -222,6 +230,9 @@ SECURE_CSP = {
     "form-action": [CSP.SELF],
     "frame-ancestors": [CSP.NONE],
 }
+# Error pages and reports show the traceback and the request's headers, never the environment
+# or the settings, whose URLs carry passwords.
+DEFAULT_EXCEPTION_REPORTER_FILTER = "config.error_reports.TracebackOnlyFilter"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"

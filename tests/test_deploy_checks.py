@@ -39,8 +39,13 @@ def manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     )
 
 
-def readme_production_env() -> dict[str, str]:
-    """The README's production settings, with a real key and this machine's services."""
+@pytest.fixture
+def production_env(tmp_path: Path) -> dict[str, str]:
+    """The README's production settings, with a real key and this machine's services.
+
+    VAR_DIR is a folder of the test's own: in a checkout where `./studio up` ran, var/ holds
+    the embedded studio's key, which these processes would otherwise read.
+    """
     block = re.search(r"```dotenv\n(.*?)```", README, re.DOTALL)
     assert block, "The README has no ```dotenv block of production settings."
     variables = dict(
@@ -51,14 +56,16 @@ def readme_production_env() -> dict[str, str]:
         "SECRET_KEY": secrets.token_urlsafe(50),
         "DATABASE_URL": os.environ["DATABASE_URL"],
         "REDIS_URL": os.environ["REDIS_URL"],
+        "VAR_DIR": str(tmp_path / "var"),
     }
 
 
-def test_the_readme_production_settings_pass_the_deploy_checks() -> None:
-    env = readme_production_env()
-    assert env["DEBUG"] == "false"
+def test_the_readme_production_settings_pass_the_deploy_checks(
+    production_env: dict[str, str],
+) -> None:
+    assert production_env["DEBUG"] == "false"
 
-    result = manage("check", "--deploy", "--fail-level", "WARNING", env=env)
+    result = manage("check", "--deploy", "--fail-level", "WARNING", env=production_env)
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
@@ -73,26 +80,52 @@ def test_the_readme_production_settings_pass_the_deploy_checks() -> None:
         ("DATABASE_URL", "postgres//no-scheme"),
     ],
 )
-def test_settings_refuse_to_start_with_a_malformed_variable(name: str, value: str) -> None:
-    env = {**readme_production_env(), name: value}
-
-    result = manage("check", env=env)
+def test_settings_refuse_to_start_with_a_malformed_variable(
+    production_env: dict[str, str], name: str, value: str
+) -> None:
+    result = manage("check", env={**production_env, name: value})
 
     assert result.returncode != 0
     assert name in result.stderr
 
 
-def test_settings_refuse_to_start_without_a_secret_key_when_debug_is_off() -> None:
-    env = readme_production_env()
-    del env["SECRET_KEY"]
+@pytest.mark.parametrize("debug", ["false", "true"])
+def test_settings_refuse_to_start_without_a_secret_key_even_in_development(
+    production_env: dict[str, str], debug: str
+) -> None:
+    del production_env["SECRET_KEY"]
 
-    result = manage("check", env=env)
+    result = manage("check", env={**production_env, "DEBUG": debug})
 
     assert result.returncode != 0
-    assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
+    assert "SECRET_KEY must be set" in result.stderr
+    assert "studio.env" in result.stderr
 
 
-def test_pages_workers_and_imports_load_without_the_libraries_of_builds_and_judge_calls() -> None:
+@pytest.mark.parametrize(
+    ("exported", "expected"),
+    [({}, "kept-by-studio-up"), ({"SECRET_KEY": "exported"}, "exported")],
+)
+def test_settings_read_the_key_studio_up_keeps_and_the_environment_wins(
+    production_env: dict[str, str], exported: dict[str, str], expected: str
+) -> None:
+    del production_env["SECRET_KEY"]
+    var_dir = Path(production_env["VAR_DIR"])
+    var_dir.mkdir()
+    (var_dir / "studio.env").write_text(
+        "# As ./studio up writes it.\nSECRET_KEY=kept-by-studio-up\n"
+    )
+    code = "from django.conf import settings; print(settings.SECRET_KEY)"
+
+    result = manage("shell", "--no-imports", "-c", code, env={**production_env, **exported})
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == expected
+
+
+def test_pages_workers_and_imports_load_without_the_libraries_of_builds_and_judge_calls(
+    production_env: dict[str, str],
+) -> None:
     # pyarrow (release builds) and openai (judge calls) take 125 MB of memory together, which
     # every web and worker process, and an import's 300 MB budget, would carry for nothing.
     code = (
@@ -101,7 +134,7 @@ def test_pages_workers_and_imports_load_without_the_libraries_of_builds_and_judg
         "print(sorted(name for name in ('pyarrow', 'openai') if name in sys.modules))"
     )
 
-    result = manage("shell", "--no-imports", "-c", code, env=readme_production_env())
+    result = manage("shell", "--no-imports", "-c", code, env=production_env)
 
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"

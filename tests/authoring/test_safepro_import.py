@@ -6,6 +6,7 @@ from __future__ import annotations
 import fnmatch
 import io
 import json
+import sys
 import zipfile
 from pathlib import Path
 
@@ -22,6 +23,12 @@ from tests.conftest import Cast
 
 State = Task.State
 SLUG = "agent-safety"
+# Where each Python's JSON parser stops at a trailing comma: 3.13 points at the comma itself,
+# 3.12 at the character after it (and words it differently).
+if sys.version_info >= (3, 13):
+    TRAILING_COMMA_COLUMN = 20
+else:
+    TRAILING_COMMA_COLUMN = 21
 
 
 @pytest.fixture(autouse=True)
@@ -216,8 +223,8 @@ def test_a_reference_file_that_is_not_what_it_claims_is_refused(cast: Cast) -> N
     [
         (
             b'{"F - A": [\n  {"task_id": "t-1",}\n]}',
-            # The parser's words differ between Python versions; where it says does not.
-            "safepro.json is not valid JSON: * at line 2, column 20.",
+            # The parser's words differ between Python versions.
+            f"safepro.json is not valid JSON: * at line 2, column {TRAILING_COMMA_COLUMN}.",
         ),
         (b"", "safepro.json is empty."),
         (b"  \n", "safepro.json is empty."),

@@ -1,0 +1,166 @@
+"""`./studio up` on a fresh clone: the studio it starts and the commands typed beside it.
+
+The README's management commands must work as written once `./studio up` has run, with nothing
+exported: the web server, the worker and every command share the settings that `./studio up`
+keeps in var/. This copies the repository as a clone has it, runs `./studio up` there (on this
+suite's virtual environment, so nothing is installed) and types a command beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.factories import rjudge_record
+
+ROOT = Path(__file__).resolve().parents[1]
+# Not in a clone: ignored by git, or made by running things here.
+LOCAL_FILES = {".git", ".venv", ".env", "var", "staticfiles", "bench/out", ".pytest_cache"}
+CACHES = {"__pycache__", ".ruff_cache"}
+# Migrating a new SQLite database and seeding the demo take a while on a busy machine.
+START_TIMEOUT = 240
+
+
+@dataclass
+class Studio:
+    folder: Path
+    url: str
+    log: Path
+
+    def wait_for_log(self, pattern: str, process: subprocess.Popen) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        while not re.search(pattern, self.log.read_text()):
+            assert process.poll() is None, f"./studio up stopped:\n{self.log.read_text()}"
+            assert time.monotonic() < deadline, f"No {pattern!r} in:\n{self.log.read_text()}"
+            time.sleep(0.5)
+
+    def wait_for_page(self, path: str, process: subprocess.Popen) -> None:
+        """Until the web server answers: it says it starts before it listens."""
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            assert process.poll() is None, f"./studio up stopped:\n{self.log.read_text()}"
+            try:
+                with urllib.request.urlopen(self.url + path, timeout=10):  # noqa: S310
+                    return
+            except OSError:
+                assert time.monotonic() < deadline, f"No answer:\n{self.log.read_text()}"
+                time.sleep(0.5)
+
+
+def as_in_a_clone(folder: str, names: list[str]) -> set[str]:
+    """shutil.copytree's ignore: what a fresh clone would not have."""
+    relative = Path(folder).relative_to(ROOT)
+    return {name for name in names if name in CACHES or (relative / name).as_posix() in LOCAL_FILES}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def shell_env() -> dict[str, str]:
+    """A user's shell with nothing exported for the studio."""
+    return {name: os.environ[name] for name in ("PATH", "HOME", "LANG") if name in os.environ}
+
+
+@pytest.fixture(scope="module")
+def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Studio]:
+    folder = tmp_path_factory.mktemp("clone") / "studio"
+    shutil.copytree(ROOT, folder, ignore=as_in_a_clone)
+    port = free_port()
+    running = Studio(folder=folder, url=f"http://127.0.0.1:{port}/", log=folder.parent / "up.log")
+    with running.log.open("w") as out:
+        process = subprocess.Popen(
+            ["./studio", "up"],
+            cwd=folder,
+            env={**shell_env(), "VENV": sys.prefix, "PORT": str(port)},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        running.wait_for_page("login/", process)
+        # The demo's search indexing, sent by seed_demo, done by the worker.
+        running.wait_for_log(r"update_search_index\[\S+\] succeeded", process)
+        yield running
+    finally:
+        # ./studio up stops the web server and the worker when it is stopped.
+        process.terminate()
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def test_the_web_server_serves_pages_under_the_strict_csp_and_static_files(
+    studio: Studio,
+) -> None:
+    with urllib.request.urlopen(studio.url + "login/", timeout=30) as page:  # noqa: S310
+        assert page.status == 200
+        assert "script-src 'self'" in page.headers["Content-Security-Policy"]
+        assert "/static/css/studio.css" in page.read().decode()
+    with urllib.request.urlopen(studio.url + "static/css/studio.css", timeout=30) as css:  # noqa: S310
+        assert css.status == 200
+
+
+def test_a_readme_command_typed_beside_it_needs_nothing_exported(
+    studio: Studio, tmp_path: Path
+) -> None:
+    records = tmp_path / "records.jsonl"
+    records.write_text(
+        "".join(
+            json.dumps(rjudge_record(number, user=f"Archive the mails of case {number}.")) + "\n"
+            for number in (424201, 424202)
+        )
+    )
+
+    result = subprocess.run(  # noqa: S603 (this interpreter, the README's command)
+        [
+            sys.executable,
+            "manage.py",
+            "import_records",
+            "demo",
+            str(records),
+            "--category",
+            "Finance",
+        ],
+        cwd=studio.folder,
+        env=shell_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert "Imported 2 records: 2 new" in result.stdout
+
+
+def test_its_settings_file_holds_a_secret_key_only_its_owner_may_read(studio: Studio) -> None:
+    settings_file = studio.folder / "var" / "studio.env"
+
+    values = dict(
+        line.split("=", 1)
+        for line in settings_file.read_text().splitlines()
+        if line and not line.startswith("#")
+    )
+
+    assert set(values) == {"SECRET_KEY"}
+    assert len(values["SECRET_KEY"]) >= 50
+    assert stat.S_IMODE(settings_file.stat().st_mode) == 0o600
