@@ -3,7 +3,10 @@
 The openai client does the retrying: 408, 409, 429, 5xx, timeouts and dropped connections are
 tried again with exponential backoff (0.5 s doubling to 8 s, less up to 25 % jitter), or after
 the server's Retry-After when it gives one (up to two minutes). When the last retry fails, or
-the answer is unusable, `complete` raises CallFailed with a message fit for a verdict's error.
+the answer is unusable, `complete` raises CallFailed with a message fit for a verdict's error:
+one of a few fixed descriptions, never the endpoint's own words (an endpoint may say anything,
+the key it was sent included), and a `kind` by which a run tells a broken endpoint from a record
+the judge could not answer.
 
 The API key is read from the environment variable the judge names, at each request, and goes
 nowhere but the request's Authorization header: every message that leaves this module has it
@@ -17,6 +20,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import httpx2
@@ -28,7 +32,6 @@ NO_KEY = "no-key"
 PARAMETERS = frozenset(
     {"temperature", "top_p", "max_tokens", "seed", "presence_penalty", "frequency_penalty", "stop"}
 )
-ERROR_CHARS = 500
 
 
 class ApiKeyMissing(Exception):
@@ -41,13 +44,28 @@ class ApiKeyMissing(Exception):
         )
 
 
-class CallFailed(Exception):
-    """No usable answer; `str()` is safe to store and show (no API key)."""
+class Failure(StrEnum):
+    """Why a call failed, as far as a run needs to know."""
 
-    def __init__(self, message: str, *, attempts: int, latency_ms: int) -> None:
+    UNREACHABLE = "unreachable"
+    REFUSED = "refused"  # 401 or 403: the key or the access
+    NOT_FOUND = "not_found"  # 404: no such model (or path)
+    SERVER = "server"  # 5xx after every retry
+    TIMEOUT = "timeout"
+    REJECTED = "rejected"  # another status: this request was refused
+    BAD_ANSWER = "bad_answer"
+
+
+class CallFailed(Exception):
+    """No usable answer; `str()` is a fixed description, safe to store and show."""
+
+    def __init__(
+        self, message: str, *, attempts: int, latency_ms: int, kind: Failure = Failure.BAD_ANSWER
+    ) -> None:
         super().__init__(message)
         self.attempts = attempts
         self.latency_ms = latency_ms
+        self.kind = kind
 
 
 @dataclass(frozen=True)
@@ -138,10 +156,12 @@ class ChatClient:
             completion = response.parse()
             text = completion.choices[0].message.content
         except Exception as error:
+            kind, message = _describe(error, self.endpoint)
             raise CallFailed(
-                self._redact(_describe(error, self.endpoint)),
+                self._redact(message),
                 attempts=self._attempts.count,
                 latency_ms=_elapsed_ms(started),
+                kind=kind,
             ) from None
         if not isinstance(text, str):
             raise CallFailed(
@@ -174,26 +194,40 @@ class ChatClient:
         return text.replace(key, "[redacted]") if key else text
 
 
-def _describe(error: Exception, endpoint: Endpoint) -> str:
-    """A short account of why a call failed, in words a manager can act on."""
+def _describe(error: Exception, endpoint: Endpoint) -> tuple[Failure, str]:
+    """Why a call failed, in fixed words a manager can act on."""
     import openai  # loaded by ChatClient already; see there
 
     if isinstance(error, ApiKeyMissing):
-        return str(error)
+        return Failure.REFUSED, str(error)
     if isinstance(error, openai.APITimeoutError):
-        return f"No answer within {endpoint.timeout_seconds:g} s, after every retry."
+        return (
+            Failure.TIMEOUT,
+            f"No answer within {endpoint.timeout_seconds:g} s, after every retry.",
+        )
     if isinstance(error, openai.APIConnectionError):
-        cause = error.__cause__ or error
-        return f"Could not reach the endpoint: {cause}"[:ERROR_CHARS]
+        return Failure.UNREACHABLE, (
+            "Could not reach the endpoint: the connection was refused, dropped or never made."
+        )
     if isinstance(error, openai.APIStatusError):
-        body = error.body if isinstance(error.body, dict) else {}
-        detail = body.get("message") if isinstance(body.get("message"), str) else error.message
-        return f"The endpoint answered {error.status_code}: {detail}"[:ERROR_CHARS]
+        return _describe_status(error.status_code)
     if isinstance(error, json.JSONDecodeError):
-        return f"The endpoint's answer was not valid JSON ({error.msg})."
+        return Failure.BAD_ANSWER, "The endpoint's answer was not valid JSON."
     if isinstance(error, LookupError | TypeError | AttributeError):
-        return "The endpoint's answer was not a chat completion."
-    return f"The call failed: {type(error).__name__}: {error}"[:ERROR_CHARS]
+        return Failure.BAD_ANSWER, "The endpoint's answer was not a chat completion."
+    return Failure.BAD_ANSWER, f"The call failed unexpectedly ({type(error).__name__})."
+
+
+def _describe_status(status: int) -> tuple[Failure, str]:
+    if status in (401, 403):
+        return Failure.REFUSED, f"The endpoint answered {status}: it refused the API key or access."
+    if status == 404:
+        return Failure.NOT_FOUND, "The endpoint answered 404: no such model or path."
+    if status == 429:
+        return Failure.SERVER, "The endpoint answered 429: rate limited, after every retry."
+    if status >= 500:
+        return Failure.SERVER, f"The endpoint answered {status}: a server error, after every retry."
+    return Failure.REJECTED, f"The endpoint answered {status}: it refused the request."
 
 
 def _elapsed_ms(started: float) -> int:
