@@ -17,8 +17,6 @@ from judging import reports
 from judging.metrics import JUDGE_METRICS, Estimate
 from judging.models import JudgeRun
 
-# Runs compared when none are chosen: the latest ones.
-DEFAULT_RUNS = 2
 METRIC_NAMES = {
     "f1": "F1",
     "recall": "Recall",
@@ -38,6 +36,11 @@ class QualityForm(forms.Form):
         # None ticked: the latest ones (see with_defaults), or none when the project has none.
         required=False,
     )
+    include_flagged = forms.BooleanField(
+        required=False,
+        label="Include runs whose answers are mostly invalid or errors",
+        help_text="More than half of such a run's verdicts are invalid or errors.",
+    )
 
     def __init__(self, *args: object, runs: QuerySet[JudgeRun], **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
@@ -48,7 +51,10 @@ class QualityForm(forms.Form):
 @project_view(RECORD_READERS)
 def quality(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
     runs = reports.quality_runs(access.project)
-    latest = [run.pk for run in runs[:DEFAULT_RUNS]]
+    # Read as the form reads it ("false" and "0" are no), to choose the default runs.
+    flagged_field = QualityForm.base_fields["include_flagged"]
+    include_flagged = flagged_field.to_python(request.GET.get("include_flagged"))
+    latest = reports.default_quality_runs(access.project, include_flagged=include_flagged)
     form = QualityForm(
         with_defaults(request.GET, reference=[reports.Reference.GOLD], runs=latest), runs=runs
     )
@@ -58,6 +64,7 @@ def quality(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
             access.project,
             run_ids=[run.pk for run in form.cleaned_data["runs"]],
             reference=form.cleaned_data["reference"],
+            include_flagged=form.cleaned_data["include_flagged"],
         )
     context = {
         "project": access.project,
