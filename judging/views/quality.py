@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from django import forms
@@ -96,7 +95,7 @@ def _overview_charts(report: reports.QualityReport) -> list[charts.BarChart]:
     return [
         charts.bar_chart(
             f"{METRIC_NAMES[metric]} (95% interval)",
-            [(run.run.name, chart_value(run.overall.scores[metric].value)) for run in report.runs],
+            [(run.run.name, run.overall.scores[metric].value) for run in report.runs],
             maximum=1,
             number_format="{:.3f}",
             intervals=[_interval(run.overall.scores[metric]) for run in report.runs],
@@ -123,7 +122,7 @@ def _breakdowns(report: reports.QualityReport) -> list[dict[str, object]]:
         ]
         chart = charts.bar_chart(
             f"F1 by {heading.lower()} (95% interval)",
-            [(name, chart_value(q.scores["f1"].value)) for name, q in bars],
+            [(name, q.scores["f1"].value) for name, q in bars],
             maximum=1,
             number_format="{:.3f}",
             intervals=[_interval(q.scores["f1"]) for _, q in bars],
@@ -146,11 +145,6 @@ def _confusions(report: reports.QualityReport) -> list[charts.Heatmap]:
         )
         for run in report.runs
     ]
-
-
-def chart_value(value: float) -> float:
-    """A statistic as a bar: undefined (no unsafe record, say) draws as an empty bar."""
-    return 0.0 if math.isnan(value) else value
 
 
 def _interval(estimate: Estimate) -> tuple[float, float] | None:
