@@ -180,6 +180,8 @@ def test_retrying_the_errored_records_replaces_their_errors_without_a_second_ver
             manager.post(reverse("judging:run_retry_errors", args=[cast.project.slug, run.pk]))
         run.refresh_from_db()
         assert (run.state, run.retry_errors, len(callbacks)) == (State.PENDING, True, 1)
+        retrying = manager.get(detail).content.decode()
+        assert "Judging the 4 errored records again" in retrying
         judge_run_execute(run_id=run.pk)
 
     run.refresh_from_db()
