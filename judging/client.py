@@ -50,7 +50,7 @@ class Failure(StrEnum):
     UNREACHABLE = "unreachable"
     REFUSED = "refused"  # 401 or 403: the key or the access
     NOT_FOUND = "not_found"  # 404: no such model (or path)
-    SERVER = "server"  # 5xx after every retry
+    SERVER = "server"  # 5xx or 429, after every retry
     TIMEOUT = "timeout"
     REJECTED = "rejected"  # another status: this request was refused
     BAD_ANSWER = "bad_answer"
