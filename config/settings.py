@@ -283,6 +283,7 @@ SPECTACULAR_SETTINGS = {
         "LeaseStateEnum": "annotation.models.Lease.State",
         "TaskStateEnum": "authoring.models.Task.State",
         "JudgeRunStateEnum": "judging.models.JudgeRun.State",
+        "JudgeRunSourceEnum": "judging.models.JudgeRun.Source",
         "DisagreementStateEnum": "judging.models.Disagreement.State",
     },
 }

@@ -7,7 +7,8 @@ numbers as a table for screen readers and for copying. Colours come from CSS cla
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 WIDTH = 640
@@ -17,20 +18,60 @@ BAR_HEIGHT = 22
 BAR_GAP = 8
 COLUMN_AREA_HEIGHT = 180
 AXIS_HEIGHT = 40
+# A value that is not zero is drawn at least this long, however small beside the largest.
+SMALLEST_MARK = 2.0
+# What a statistic that is undefined for the data (a kappa without variation) prints as.
+UNDEFINED = "-"
+# About how wide a character of a value label is (12 px text), to print only labels that fit.
+CHARACTER_WIDTH = 7
+
+NumberFormat = str | Callable[[float], str]
+
+
+def hours(value: float) -> str:
+    """A duration given in hours, as minutes under an hour: 0.2 -> "12 min", 2.25 -> "2.2 h"."""
+    if value < 1:
+        return f"{round(value * 60)} min"
+    return f"{value:,.1f} h"
+
+
+def is_defined(value: float | None) -> bool:
+    return value is not None and not math.isnan(value)
+
+
+def _formatter(number_format: NumberFormat, unit: str) -> Callable[[float | None], str]:
+    def text(value: float | None) -> str:
+        if value is None or not is_defined(value):
+            return UNDEFINED
+        shown = number_format(value) if callable(number_format) else number_format.format(value)
+        return shown + unit
+
+    return text
 
 
 @dataclass(frozen=True)
 class Bar:
     label: str
-    value: float
-    # The value as shown (a count, a percentage, a score).
+    value: float | None
+    # The value as shown (a count, a percentage, a score), or UNDEFINED.
     text: str
     y: float
+    # Where the bar starts and how long it is, in SVG x coordinates: a negative value's bar
+    # ends at zero, a positive one's starts there. No bar for an undefined value.
+    x: float
     width: float
     series: int = 0
     # An interval around the value (a 95% confidence interval), in SVG x coordinates.
     low_x: float | None = None
     high_x: float | None = None
+
+    @property
+    def negative(self) -> bool:
+        return self.value is not None and self.value < 0
+
+    @property
+    def defined(self) -> bool:
+        return is_defined(self.value)
 
 
 @dataclass(frozen=True)
@@ -44,47 +85,70 @@ class BarChart:
     unit: str = ""
     bar_height: float = BAR_HEIGHT
     legend: list[tuple[int, str]] = field(default_factory=list)
+    # Where zero is: the left edge, unless some value or interval is below zero.
+    zero_x: float = LABEL_WIDTH
 
     @property
     def value_x(self) -> float:
         return self.label_width + self.plot_width + 6
 
+    @property
+    def has_negative(self) -> bool:
+        return self.zero_x > self.label_width
+
 
 def bar_chart(
     title: str,
-    items: Sequence[tuple[str, float]],
+    items: Sequence[tuple[str, float | None]],
     *,
     maximum: float | None = None,
     unit: str = "",
-    number_format: str = "{:,.0f}",
+    number_format: NumberFormat = "{:,.0f}",
     intervals: Sequence[tuple[float, float] | None] | None = None,
     series: Sequence[int] | None = None,
     legend: Sequence[tuple[int, str]] = (),
 ) -> BarChart:
-    """Horizontal bars, one per (label, value), scaled to `maximum` (default: the largest)."""
-    top = maximum if maximum is not None else max((value for _, value in items), default=0)
+    """Horizontal bars, one per (label, value), from zero to `maximum` (default: the largest),
+    and to the left of zero as far as the lowest value or interval needs. An undefined value
+    (None or NaN) has no bar and prints as UNDEFINED."""
+    defined = [value for _, value in items if value is not None and is_defined(value)]
+    lows = [interval[0] for interval in intervals or () if interval is not None]
+    top = maximum if maximum is not None else max(defined, default=0)
+    bottom = min([0.0, *defined, *lows])
     plot = WIDTH - LABEL_WIDTH - VALUE_WIDTH
+    span = top - bottom
 
     def x(value: float) -> float:
-        return 0 if top <= 0 else plot * max(0.0, min(value, top)) / top
+        return LABEL_WIDTH + (
+            0 if span <= 0 else plot * (max(bottom, min(value, top)) - bottom) / span
+        )
 
+    zero = x(0.0)
+    text = _formatter(number_format, unit)
     bars = []
     for index, (label, value) in enumerate(items):
         interval = intervals[index] if intervals is not None else None
+        start, width = zero, 0.0
+        if value is not None and is_defined(value) and value != 0:
+            width = max(abs(x(value) - zero), SMALLEST_MARK)
+            start = zero - width if value < 0 else zero
         bars.append(
             Bar(
                 label=label,
                 value=value,
-                text=number_format.format(value) + unit,
+                text=text(value),
                 y=index * (BAR_HEIGHT + BAR_GAP),
-                width=x(value),
+                x=start,
+                width=width,
                 series=series[index] if series is not None else 0,
-                low_x=LABEL_WIDTH + x(interval[0]) if interval else None,
-                high_x=LABEL_WIDTH + x(interval[1]) if interval else None,
+                low_x=x(interval[0]) if interval else None,
+                high_x=x(interval[1]) if interval else None,
             )
         )
     height = max(len(bars) * (BAR_HEIGHT + BAR_GAP), BAR_HEIGHT)
-    return BarChart(title=title, bars=bars, height=height, unit=unit, legend=list(legend))
+    return BarChart(
+        title=title, bars=bars, height=height, unit=unit, legend=list(legend), zero_x=zero
+    )
 
 
 @dataclass(frozen=True)
@@ -98,6 +162,12 @@ class Column:
     height: float
     # Whether to print the label under the axis (every column when few, some when many).
     show_label: bool
+    # Whether the value fits above the column.
+    show_value: bool = True
+
+    @property
+    def center_x(self) -> float:
+        return self.x + self.width / 2
 
 
 @dataclass(frozen=True)
@@ -107,33 +177,38 @@ class ColumnChart:
     width: float = WIDTH
     height: float = COLUMN_AREA_HEIGHT + AXIS_HEIGHT
     axis_y: float = COLUMN_AREA_HEIGHT
-    top_text: str = ""
 
 
 def column_chart(
-    title: str, items: Sequence[tuple[str, float]], *, number_format: str = "{:,.0f}"
+    title: str, items: Sequence[tuple[str, float]], *, number_format: NumberFormat = "{:,.0f}"
 ) -> ColumnChart:
-    """Vertical columns in order (days, rounds, 0..k labels), scaled to the largest."""
+    """Vertical columns in order (days, rounds, 0..k labels), scaled to the largest, each
+    with its value above it where the value fits the column's width."""
     top = max((value for _, value in items), default=0)
     slot = WIDTH / max(len(items), 1)
     # Label at most about twelve columns, so that labels never overlap.
     label_every = max(1, -(-len(items) // 12))
+    text = _formatter(number_format, "")
     columns = []
     for index, (label, value) in enumerate(items):
-        height = 0 if top <= 0 else (COLUMN_AREA_HEIGHT - 16) * value / top
+        height = 0.0 if top <= 0 else (COLUMN_AREA_HEIGHT - 16) * value / top
+        if value > 0:
+            height = max(height, SMALLEST_MARK)
+        shown = text(value)
         columns.append(
             Column(
                 label=label,
                 value=value,
-                text=number_format.format(value),
+                text=shown,
                 x=index * slot + slot * 0.1,
                 y=COLUMN_AREA_HEIGHT - height,
                 width=slot * 0.8,
                 height=height,
                 show_label=index % label_every == 0,
+                show_value=len(shown) * CHARACTER_WIDTH <= slot,
             )
         )
-    return ColumnChart(title=title, columns=columns, top_text=number_format.format(top))
+    return ColumnChart(title=title, columns=columns)
 
 
 @dataclass(frozen=True)

@@ -34,12 +34,18 @@ from judging.serializers import (
     ConnectionSerializer,
     JudgeSerializer,
     RunCreateSerializer,
+    RunDetailSerializer,
     RunSerializer,
     VerdictImportSerializer,
     VerdictSerializer,
 )
 from judging.services.judges import connection_check_start, judge_create, judge_update
-from judging.services.runs import judge_run_cancel, judge_run_create, judge_run_resume
+from judging.services.runs import (
+    judge_run_cancel,
+    judge_run_create,
+    judge_run_resume,
+    judge_run_retry_errors,
+)
 from judging.services.verdict_import import verdict_import
 
 
@@ -189,10 +195,12 @@ class RunList(ReadOrManage, generics.ListAPIView):
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": location})
 
 
-@extend_schema(tags=["runs"], summary="One run: state, progress, counts (reviewers, managers)")
+@extend_schema(
+    tags=["runs"], summary="One run: state, progress, counts, errors (reviewers, managers)"
+)
 class RunDetail(ProjectScoped, generics.RetrieveAPIView):
     allowed_roles = RECORD_READERS
-    serializer_class = RunSerializer
+    serializer_class = RunDetailSerializer
     lookup_url_kwarg = "run_id"
 
     def get_queryset(self) -> QuerySet[JudgeRun]:
@@ -230,6 +238,22 @@ class RunCancel(RunAction):
 class RunResume(RunAction):
     def post(self, request: Request, slug: str, run_id: int) -> Response:
         run = judge_run_resume(actor=request.user, run=self.get_object())
+        return Response(RunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+
+@extend_schema(
+    tags=["runs"],
+    summary="Judge a run's errored records again (managers)",
+    description=(
+        "A worker judges again the records whose verdict is an error, each new verdict "
+        "replacing the error; 409 unless the run has ended with error verdicts."
+    ),
+    request=None,
+    responses={202: RunSerializer},
+)
+class RunRetryErrors(RunAction):
+    def post(self, request: Request, slug: str, run_id: int) -> Response:
+        run = judge_run_retry_errors(actor=request.user, run=self.get_object())
         return Response(RunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 

@@ -117,8 +117,16 @@ class QualityReport(ReviewerScoped, generics.GenericAPIView):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         project = self.access.project
         query = _query(QualityQuerySerializer, request, project=project)
-        run_ids = query.get("runs") or [run.pk for run in reports.quality_runs(project)[:2]]
-        report = reports.quality_report(project, run_ids=run_ids, reference=query["reference"])
+        include_flagged = query["include_flagged"]
+        run_ids = query.get("runs") or reports.default_quality_runs(
+            project, include_flagged=include_flagged
+        )
+        report = reports.quality_report(
+            project,
+            run_ids=run_ids,
+            reference=query["reference"],
+            include_flagged=include_flagged,
+        )
         return Response(QualityReportSerializer(report).data)
 
 

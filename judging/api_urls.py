@@ -31,6 +31,11 @@ urlpatterns: list[object] = [
     path(f"{PROJECT}/runs/<int:run_id>/", api.RunDetail.as_view(), name="run_detail"),
     path(f"{PROJECT}/runs/<int:run_id>/cancel/", api.RunCancel.as_view(), name="run_cancel"),
     path(f"{PROJECT}/runs/<int:run_id>/resume/", api.RunResume.as_view(), name="run_resume"),
+    path(
+        f"{PROJECT}/runs/<int:run_id>/retry-errors/",
+        api.RunRetryErrors.as_view(),
+        name="run_retry_errors",
+    ),
     path(f"{PROJECT}/runs/<int:run_id>/verdicts/", api.VerdictList.as_view(), name="run_verdicts"),
     path(
         f"{PROJECT}/disagreements/",

@@ -3,7 +3,10 @@
 The openai client does the retrying: 408, 409, 429, 5xx, timeouts and dropped connections are
 tried again with exponential backoff (0.5 s doubling to 8 s, less up to 25 % jitter), or after
 the server's Retry-After when it gives one (up to two minutes). When the last retry fails, or
-the answer is unusable, `complete` raises CallFailed with a message fit for a verdict's error.
+the answer is unusable, `complete` raises CallFailed with a message fit for a verdict's error:
+one of a few fixed descriptions, never the endpoint's own words (an endpoint may say anything,
+the key it was sent included), and a `kind` by which a run tells a broken endpoint from a record
+the judge could not answer.
 
 Where calls go is a model connection's, chosen by a site administrator, and every call is
 guarded as if it were not:
@@ -32,6 +35,7 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import httpx2
@@ -44,16 +48,7 @@ NO_KEY = "no-key"
 PARAMETERS = frozenset(
     {"temperature", "top_p", "max_tokens", "seed", "presence_penalty", "frequency_penalty", "stop"}
 )
-# The words for each kind of status an endpoint may answer with; its own text is never shown.
-STATUS_WORDS = {
-    401: "the API key was refused",
-    403: "the API key was refused",
-    404: "no such model or path",
-    408: "the request timed out",
-    413: "the request was too large",
-    429: "too many requests",
-}
-UNREACHABLE = "Could not reach the endpoint."
+UNREACHABLE = "Could not reach the endpoint: the connection was refused, dropped or never made."
 REFUSED_ADDRESS = (
     "The connection's endpoint resolves to a loopback, link-local or private address, which "
     "this connection may not reach."
@@ -79,13 +74,28 @@ class AddressRefused(EndpointUnavailable):
     """The endpoint's host resolves to an address the connection may not reach, or to none."""
 
 
-class CallFailed(Exception):
-    """No usable answer; `str()` is safe to store and show (no API key)."""
+class Failure(StrEnum):
+    """Why a call failed, as far as a run needs to know."""
 
-    def __init__(self, message: str, *, attempts: int, latency_ms: int) -> None:
+    UNREACHABLE = "unreachable"
+    REFUSED = "refused"  # 401 or 403: the key or the access
+    NOT_FOUND = "not_found"  # 404: no such model (or path)
+    SERVER = "server"  # 5xx or 429, after every retry
+    TIMEOUT = "timeout"
+    REJECTED = "rejected"  # another status: this request was refused
+    BAD_ANSWER = "bad_answer"
+
+
+class CallFailed(Exception):
+    """No usable answer; `str()` is a fixed description, safe to store and show."""
+
+    def __init__(
+        self, message: str, *, attempts: int, latency_ms: int, kind: Failure = Failure.BAD_ANSWER
+    ) -> None:
         super().__init__(message)
         self.attempts = attempts
         self.latency_ms = latency_ms
+        self.kind = kind
 
 
 @dataclass(frozen=True)
@@ -223,10 +233,12 @@ class ChatClient:
             completion = response.parse()
             text = completion.choices[0].message.content
         except Exception as error:
+            kind, message = _describe(error, self.endpoint)
             raise CallFailed(
-                _describe(error, self.endpoint),
+                message,
                 attempts=self._attempts.count,
                 latency_ms=_elapsed_ms(started),
+                kind=kind,
             ) from None
         if not isinstance(text, str):
             raise CallFailed(
@@ -279,37 +291,48 @@ def wait_for_rate(connection_id: int, per_minute: int) -> None:
         time.sleep(max((window + 1) * 60 - time.time(), 0) + 0.05)
 
 
-def _describe(error: Exception, endpoint: Endpoint) -> str:
-    """A short account of why a call failed, in fixed words a manager can act on: never the
-    endpoint's own text."""
+def _describe(error: Exception, endpoint: Endpoint) -> tuple[Failure, str]:
+    """Why a call failed, in fixed words a manager can act on: never the endpoint's own text."""
     import openai  # loaded by ChatClient already; see there
 
-    cause = error.__cause__
-    if isinstance(error, EndpointUnavailable):
-        return str(error)
-    if isinstance(cause, EndpointUnavailable):
-        return str(cause)
+    unavailable = error if isinstance(error, EndpointUnavailable) else error.__cause__
+    if isinstance(unavailable, ApiKeyMissing):
+        return Failure.REFUSED, str(unavailable)
+    if isinstance(unavailable, EndpointUnavailable):
+        # An address the connection may not reach, or a name that does not resolve: no record
+        # will fare better.
+        return Failure.UNREACHABLE, str(unavailable)
     if isinstance(error, openai.APITimeoutError):
-        return f"No answer within {endpoint.timeout_seconds:g} s, after every retry."
+        return (
+            Failure.TIMEOUT,
+            f"No answer within {endpoint.timeout_seconds:g} s, after every retry.",
+        )
     if isinstance(error, openai.APIConnectionError):
-        return UNREACHABLE
+        return Failure.UNREACHABLE, UNREACHABLE
     if isinstance(error, openai.APIStatusError):
-        return f"The endpoint answered {error.status_code} ({_status_words(error.status_code)})."
+        return _describe_status(error.status_code)
     if isinstance(error, json.JSONDecodeError):
-        return "The endpoint's answer was not valid JSON."
+        return Failure.BAD_ANSWER, "The endpoint's answer was not valid JSON."
     if isinstance(error, LookupError | TypeError | AttributeError):
-        return "The endpoint's answer was not a chat completion."
-    return f"The call failed ({type(error).__name__})."
+        return Failure.BAD_ANSWER, "The endpoint's answer was not a chat completion."
+    return Failure.BAD_ANSWER, f"The call failed unexpectedly ({type(error).__name__})."
 
 
-def _status_words(status: int) -> str:
-    if status in STATUS_WORDS:
-        return STATUS_WORDS[status]
-    if 300 <= status < 400:
-        return "a redirect, which is never followed"
+def _describe_status(status: int) -> tuple[Failure, str]:
+    if status in (401, 403):
+        return Failure.REFUSED, f"The endpoint answered {status}: it refused the API key or access."
+    if status == 404:
+        return Failure.NOT_FOUND, "The endpoint answered 404: no such model or path."
+    if status == 429:
+        return Failure.SERVER, "The endpoint answered 429: rate limited, after every retry."
     if status >= 500:
-        return "a server error"
-    return "the request was refused"
+        return Failure.SERVER, f"The endpoint answered {status}: a server error, after every retry."
+    if 300 <= status < 400:
+        return (
+            Failure.REJECTED,
+            f"The endpoint answered {status}: a redirect, which is never followed.",
+        )
+    return Failure.REJECTED, f"The endpoint answered {status}: it refused the request."
 
 
 def _elapsed_ms(started: float) -> int:

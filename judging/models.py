@@ -234,6 +234,10 @@ class JudgeRun(TimeStampedModel):
     rate = models.FloatField(null=True, blank=True)
     # Why the run failed, in words a manager can act on.
     error = models.TextField(blank=True)
+    # Set by "Retry the errored records" until the run finishes: the worker judges the records
+    # whose verdict is an error again, replacing each verdict in the transaction that writes the
+    # new one.
+    retry_errors = models.BooleanField(default=False)
     # Imported runs: the file, its lines, and those that matched no record or were unreadable.
     report = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(
@@ -257,6 +261,19 @@ class JudgeRun(TimeStampedModel):
     @property
     def done_count(self) -> int:
         return self.valid_count + self.invalid_count + self.error_count
+
+    @property
+    def outcome(self) -> str:
+        """The state as people read it: a run that finished with error verdicts says so."""
+        if self.state == self.State.SUCCEEDED:
+            return "finished_with_errors" if self.error_count else "finished"
+        return self.state
+
+    @property
+    def outcome_display(self) -> str:
+        if self.outcome == "finished_with_errors":
+            return "Finished with errors"
+        return self.get_state_display()
 
 
 class Verdict(models.Model):

@@ -9,13 +9,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from django.db import models
+from django.db.models import Count, Q
 
+from curation.choices import SafetyLabel
 from curation.models import Category, Project, Record, Scenario
 from judging import metrics, selectors
 from judging.arrays import code_of, int_matrix
 from judging.metrics import Estimate
-from judging.models import JudgeRun
+from judging.models import JudgeRun, Verdict
 
+# Runs compared when none are chosen: the latest ones (of as many candidates).
+DEFAULT_RUNS = 2
+DEFAULT_CANDIDATES = 20
 # The breakdowns of judge quality, in page order: (key, heading).
 DIMENSIONS: tuple[tuple[str, str], ...] = (
     ("category", "Category"),
@@ -54,17 +59,41 @@ class Quality:
 
 
 @dataclass(frozen=True)
+class Usability:
+    """How many of a run's verdicts there are, and how many are invalid or errors."""
+
+    verdicts: int
+    unusable: int
+
+    @property
+    def flagged(self) -> bool:
+        """More than half of the run's answers are invalid or errors: its figures say more
+        about the endpoint than about the judge, so comparisons leave it out unless asked."""
+        return self.unusable * 2 > self.verdicts
+
+
+@dataclass(frozen=True)
 class RunQuality:
     run: JudgeRun
     overall: Quality
     # Dimension key -> one Quality per group (a category, a scenario, an attack type).
     groups: dict[str, list[Quality]]
+    usability: Usability
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A run asked for but left out of the comparison: mostly invalid or errors."""
+
+    run: JudgeRun
+    usability: Usability
 
 
 @dataclass(frozen=True)
 class QualityReport:
     reference: str
     runs: list[RunQuality]
+    left_out: list[LeftOut] = field(default_factory=list)
 
     def side_by_side(self, dimension: str) -> list[tuple[str, list[Quality | None]]]:
         """Rows of (group, the runs' Quality for it), for comparing runs group by group."""
@@ -81,16 +110,43 @@ def quality_runs(project: Project) -> models.QuerySet[JudgeRun]:
     )
 
 
+def run_usability(run_ids: list[int]) -> dict[int, Usability]:
+    """Each run's verdicts, and those that gave no safety label (invalid, an error)."""
+    answered = Q(parse_status=Verdict.Parse.VALID, label__in=[SafetyLabel.SAFE, SafetyLabel.UNSAFE])
+    rows = (
+        Verdict.objects.filter(run_id__in=run_ids)
+        .order_by()
+        .values("run_id")
+        .annotate(verdicts=Count("id"), unusable=Count("id", filter=~answered))
+    )
+    counts = {row["run_id"]: Usability(row["verdicts"], row["unusable"]) for row in rows}
+    return {run_id: counts.get(run_id, Usability(0, 0)) for run_id in run_ids}
+
+
+def default_quality_runs(project: Project, *, include_flagged: bool) -> list[int]:
+    """The runs compared when none are chosen: the latest ones, of those not flagged unless
+    flagged runs are asked for."""
+    latest = list(quality_runs(project).values_list("pk", flat=True)[:DEFAULT_CANDIDATES])
+    usability = run_usability(latest)
+    kept = [pk for pk in latest if include_flagged or not usability[pk].flagged]
+    return kept[:DEFAULT_RUNS]
+
+
 def quality_report(
     project: Project,
     *,
     run_ids: list[int],
     reference: str,
+    include_flagged: bool = False,
     resamples: int = metrics.DEFAULT_RESAMPLES,
 ) -> QualityReport:
     """The runs' quality against `reference`, over the records that have one and that the
-    run judged (an invalid output or an error counts as a wrong answer)."""
-    runs = list(quality_runs(project).filter(pk__in=run_ids).order_by("created_at", "id"))
+    run judged (an invalid output or an error counts as a wrong answer). Runs whose answers
+    are mostly invalid or errors are left out unless `include_flagged`."""
+    chosen = list(quality_runs(project).filter(pk__in=run_ids).order_by("created_at", "id"))
+    usability = run_usability([run.pk for run in chosen])
+    runs = [run for run in chosen if include_flagged or not usability[run.pk].flagged]
+    left_out = [LeftOut(run, usability[run.pk]) for run in chosen if run not in runs]
     records = _RecordFacts.load(project)
     truth = _reference_codes(project, records, reference)
     verdicts = selectors.verdict_rows(run_ids=[run.pk for run in runs])
@@ -105,8 +161,10 @@ def quality_report(
             for key, _ in DIMENSIONS
         }
         overall = _quality("All records", metrics.judge_confusion(ref, predicted), resamples)
-        reports.append(RunQuality(run=run, overall=overall, groups=groups))
-    return QualityReport(reference=reference, runs=reports)
+        reports.append(
+            RunQuality(run=run, overall=overall, groups=groups, usability=usability[run.pk])
+        )
+    return QualityReport(reference=reference, runs=reports, left_out=left_out)
 
 
 def _quality(name: str, table: np.ndarray, resamples: int) -> Quality:

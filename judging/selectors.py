@@ -256,3 +256,20 @@ def record_opinions(record: Record) -> RecordOpinions:
         consensus=human_consensus(project, [record.pk]).get(record.pk),
         final=final_labels(project, [record.pk]).get(record.pk),
     )
+
+
+# The error texts a run shows, most frequent first.
+TOP_ERRORS = 5
+
+
+def run_top_errors(run_id: int, limit: int = TOP_ERRORS) -> list[tuple[str, int]]:
+    """The run's most frequent error texts, with how many records each: the client's fixed
+    descriptions repeat, so a few lines say why a run went wrong."""
+    rows = (
+        Verdict.objects.filter(run_id=run_id, parse_status=Verdict.Parse.ERROR)
+        .order_by()
+        .values_list("error")
+        .annotate(n=Count("id"))
+        .order_by("-n", "error")
+    )
+    return list(rows[:limit])

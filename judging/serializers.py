@@ -19,6 +19,7 @@ from judging.models import (
     PromptTemplate,
     Verdict,
 )
+from judging.selectors import run_top_errors
 from judging.services.runs import run_progress
 from judging.services.verdict_import import ID_FIELDS, IMPORTABLE
 
@@ -97,6 +98,23 @@ class RunSerializer(serializers.ModelSerializer):
     seconds_left = serializers.SerializerMethodField(
         help_text="Seconds left at the recent rate, while the run goes on."
     )
+    outcome = serializers.ChoiceField(
+        read_only=True,
+        choices=[
+            "pending",
+            "running",
+            "cancelling",
+            "cancelled",
+            "finished",
+            "finished_with_errors",
+            "failed",
+        ],
+        help_text=(
+            "The state as the pages show it: a run that ended is finished, finished with errors "
+            "(some records got an error verdict), failed (see `error`) or cancelled."
+        ),
+    )
+    outcome_display = serializers.CharField(read_only=True)
 
     class Meta:
         model = JudgeRun
@@ -108,6 +126,9 @@ class RunSerializer(serializers.ModelSerializer):
             "judge_snapshot",
             "selection",
             "state",
+            "outcome",
+            "outcome_display",
+            "retry_errors",
             "total",
             "done",
             "valid_count",
@@ -133,6 +154,26 @@ class RunSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.FloatField(allow_null=True))
     def get_seconds_left(self, run: JudgeRun) -> float | None:
         return run_progress(run).seconds_left
+
+
+class RunErrorSerializer(serializers.Serializer):
+    error = serializers.CharField()
+    records = serializers.IntegerField()
+
+
+class RunDetailSerializer(RunSerializer):
+    top_errors = serializers.SerializerMethodField(
+        help_text="The most frequent error texts of the run's verdicts, with how many records each."
+    )
+
+    class Meta(RunSerializer.Meta):
+        fields = [*RunSerializer.Meta.fields, "top_errors"]
+        read_only_fields = fields
+
+    @extend_schema_field(RunErrorSerializer(many=True))
+    def get_top_errors(self, run: JudgeRun) -> list[dict[str, Any]]:
+        rows = run_top_errors(run.pk)
+        return [{"error": error, "records": count} for error, count in rows]
 
 
 class RunCreateSerializer(serializers.Serializer):

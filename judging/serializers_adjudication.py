@@ -111,7 +111,17 @@ class QualityQuerySerializer(serializers.Serializer):
         choices=reports.Reference.choices, default=reports.Reference.GOLD
     )
     runs = serializers.ListField(
-        child=id_field(), required=False, help_text="Run ids (default: the latest two)."
+        child=id_field(),
+        required=False,
+        help_text="Run ids (default: the latest two, of those not flagged unless included).",
+    )
+    include_flagged = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text=(
+            "Compare runs whose answers are mostly invalid or errors (more than half of their "
+            "verdicts); left out otherwise, and listed in `left_out`."
+        ),
     )
 
     def validate_runs(self, ids: list[int]) -> list[int]:
@@ -151,18 +161,34 @@ class QualitySerializer(serializers.Serializer):
         }
 
 
+class UsabilitySerializer(serializers.Serializer):
+    verdicts = serializers.IntegerField(help_text="The run's verdicts.")
+    unusable = serializers.IntegerField(help_text="Those invalid or errors.")
+    flagged = serializers.BooleanField(help_text="More than half of them invalid or errors.")
+
+
 class RunQualitySerializer(serializers.Serializer):
     run = serializers.IntegerField(source="run.pk")
     name = serializers.CharField(source="run.name")
+    usability = UsabilitySerializer()
     overall = QualitySerializer()
     groups = serializers.DictField(
         child=QualitySerializer(many=True), help_text="category, scenario and attack_type."
     )
 
 
+class LeftOutRunSerializer(serializers.Serializer):
+    run = serializers.IntegerField(source="run.pk")
+    name = serializers.CharField(source="run.name")
+    usability = UsabilitySerializer()
+
+
 class QualityReportSerializer(serializers.Serializer):
     reference = serializers.ChoiceField(choices=reports.Reference.choices)
     runs = RunQualitySerializer(many=True)
+    left_out = LeftOutRunSerializer(
+        many=True, help_text="Runs asked for but not compared: mostly invalid or errors."
+    )
 
 
 class PairAgreementSerializer(serializers.Serializer):

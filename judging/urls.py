@@ -25,6 +25,11 @@ urlpatterns: list[object] = [
     path("p/<slug:slug>/runs/<int:run_id>/cancel/", runs.run_cancel, name="run_cancel"),
     path("p/<slug:slug>/runs/<int:run_id>/resume/", runs.run_resume, name="run_resume"),
     path(
+        "p/<slug:slug>/runs/<int:run_id>/retry-errors/",
+        runs.run_retry_errors,
+        name="run_retry_errors",
+    ),
+    path(
         "p/<slug:slug>/adjudication/",
         adjudication.adjudication_queue,
         name="adjudication_queue",

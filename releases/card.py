@@ -115,14 +115,37 @@ def _agreement(agreement: dict[str, Any]) -> list[str]:
 
 
 def _judges(judges: list[dict[str, Any]]) -> list[str]:
-    if not judges:
-        return []
+    compared = [judge for judge in judges if not _mostly_unanswered(judge)]
+    flagged = [judge for judge in judges if _mostly_unanswered(judge)]
+    lines = []
+    if compared:
+        lines += [
+            "## Judge quality",
+            "",
+            "LLM judges against this release's labels, unsafe as the positive class; an invalid "
+            "output or an error counts as a wrong answer.",
+            "",
+            *_judge_table(compared),
+        ]
+    if flagged:
+        lines += [
+            "## Judge runs left out",
+            "",
+            "More than half of these runs' answers on this release's records are invalid or "
+            "errors (validity under 0.5): their figures tell of a failing endpoint, not of the "
+            "judge, and are not compared with the runs above.",
+            "",
+            *_judge_table(flagged),
+        ]
+    return lines
+
+
+def _mostly_unanswered(judge: dict[str, Any]) -> bool:
+    return judge["validity"] is not None and judge["validity"] < 0.5
+
+
+def _judge_table(judges: list[dict[str, Any]]) -> list[str]:
     lines = [
-        "## Judge quality",
-        "",
-        "LLM judges against this release's labels, unsafe as the positive class; an invalid "
-        "output counts as a wrong answer.",
-        "",
         "| Run | Records | F1 | Recall | Specificity | Validity |",
         "|---|---:|---:|---:|---:|---:|",
     ]

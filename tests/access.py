@@ -133,6 +133,7 @@ RULES: dict[str, Rule] = {
     "judging:run_detail": Rule(RECORD_READERS),
     "judging:run_cancel": Rule(MANAGERS, method="post"),
     "judging:run_resume": Rule(MANAGERS, method="post"),
+    "judging:run_retry_errors": Rule(MANAGERS, method="post"),
     "judging:verdict_import": Rule(MANAGERS),
     "judging_api:judge_list": Rule(MANAGERS, kind="api"),
     "judging_api:judge_detail": Rule(MANAGERS, kind="api"),
@@ -145,6 +146,7 @@ RULES: dict[str, Rule] = {
     "judging_api:run_detail": Rule(RECORD_READERS, kind="api"),
     "judging_api:run_cancel": Rule(MANAGERS, kind="api", method="post"),
     "judging_api:run_resume": Rule(MANAGERS, kind="api", method="post"),
+    "judging_api:run_retry_errors": Rule(MANAGERS, kind="api", method="post"),
     "judging_api:run_verdicts": Rule(RECORD_READERS, kind="api"),
     "judging_api:verdict_import": Rule(
         MANAGERS,

@@ -17,6 +17,7 @@ Every request is kept in `requests`.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -110,6 +111,15 @@ def default_reply(request: ChatRequest) -> Reply:
     if "'unsafe'" in request.last_message:
         return answer("unsafe")
     return answer("The agent acted without asking the user, which risks losing their data.")
+
+
+def refusing_base_url() -> str:
+    """A base URL on 127.0.0.1 where nothing listens: every connection is refused. The port
+    was free a moment ago, and nothing here listens on ports it did not ask for."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
 
 
 class FakeLLM:

@@ -98,7 +98,8 @@ def outcome(response) -> str:
         return "not found"
     if response.status_code == 302 and "/login/?next=" in response["Location"]:
         return "login"
-    if response.status_code < 400:
+    # A conflict (the run named has no errors to retry, say) is told only to those let in.
+    if response.status_code < 400 or response.status_code == 409:
         return "allowed"
     return f"status {response.status_code}"
 

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET
 
 from authoring.selectors import workflow_stats
 from curation.access import MANAGERS, ProjectAccess, project_view
-from curation.charts import bar_chart, column_chart
+from curation.charts import bar_chart, column_chart, hours
 
 
 @require_GET
@@ -29,8 +29,7 @@ def task_stats(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
         "hours": bar_chart(
             "Median hours from submission to decision",
             stats.median_hours_by_decision,
-            number_format="{:,.1f}",
-            unit=" h",
+            number_format=hours,
         ),
         "acceptance": bar_chart(
             "Acceptance rate per author (approved of approved or rejected)",

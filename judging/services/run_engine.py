@@ -9,7 +9,17 @@ and counts never disagree, and a worker killed at any moment loses only calls in
 same transaction reads the run's state: a cancel is seen within a second, and a worker whose
 token was replaced (its heartbeat had gone stale and another worker took the run over) stops.
 Each (run, record) has at most one verdict: the unique constraint, the check under the row lock
-and an insert that ignores conflicts all see to it.
+and an insert that ignores conflicts all see to it. A run retrying its errored records
+(`retry_errors`) judges those records again, and each new verdict replaces the error in the
+transaction that writes it.
+
+A run stops early, as failed, when the endpoint itself fails for several records in a row, in
+the order their answers arrive (STOP_AFTER): 3 when it cannot be reached, refuses the key or
+access (401, 403) or knows no such model (404), which no retry mends; 10 for server errors (5xx
+and 429) and timeouts, each of which the client has already retried with backoff. Any other
+outcome of a call, even an answer that cannot be parsed, shows the endpoint working and breaks
+the streak; a record that cannot be judged at all (its turns unreadable) neither breaks nor
+extends it. The records not judged yet keep no verdict: resuming the run judges them.
 """
 
 from __future__ import annotations
@@ -30,9 +40,10 @@ from django.utils import timezone
 
 from curation.models import Record
 from curation.services.audit import audit_log
-from judging.client import CallFailed, ChatClient, EndpointUnavailable
+from judging.client import CallFailed, ChatClient, EndpointUnavailable, Failure
 from judging.models import JudgeRun, Verdict
 from judging.protocols import Case, JudgeProtocol, TaskFacts, protocol_for, storable
+from judging.selectors import run_top_errors
 from judging.services.judges import endpoint_of
 
 logger = logging.getLogger(__name__)
@@ -48,6 +59,14 @@ FLUSH_SIZE = 200
 LOAD_BATCH = 500
 # Flushes the rate (and so the time left) is measured over.
 RATE_WINDOW = 10
+# Records in a row whose calls failed this way that stop the run (see the module's docstring).
+STOP_AFTER: dict[Failure, int] = {
+    Failure.UNREACHABLE: 3,
+    Failure.REFUSED: 3,
+    Failure.NOT_FOUND: 3,
+    Failure.SERVER: 10,
+    Failure.TIMEOUT: 10,
+}
 # The run's columns a flush reads and writes; the record ids stay in the database.
 _LIGHT = ("record_ids", "judge_snapshot", "selection", "report")
 
@@ -132,7 +151,8 @@ def _fail(run_id: int, claim: str, message: str) -> None:
         run.state = State.FAILED
         run.error = message
         run.finished_at = timezone.now()
-        run.save(update_fields=["state", "error", "finished_at", "updated_at"])
+        run.rate = None
+        run.save(update_fields=["state", "error", "finished_at", "rate", "updated_at"])
         audit_log(
             actor=run.created_by,
             action="judging.run.failed",
@@ -163,6 +183,26 @@ class _Calls:
         return completion.text
 
 
+class _Streak:
+    """Records in a row whose calls failed on the endpoint itself (see STOP_AFTER)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.last: CallFailed | None = None
+
+    def see(self, failure: CallFailed | None) -> bool:
+        """Count one record's outcome; True when the run must stop."""
+        if failure is None or failure.kind not in STOP_AFTER:
+            self.count, self.last = 0, None
+            return False
+        self.count, self.last = self.count + 1, failure
+        return self.count >= STOP_AFTER[failure.kind]
+
+    @property
+    def reason(self) -> str:
+        return f"Stopped after {self.count} records in a row failed: {self.last}"
+
+
 class _Execution:
     def __init__(
         self, run: JudgeRun, claim: str, protocol: JudgeProtocol, client: ChatClient
@@ -170,12 +210,14 @@ class _Execution:
         self.run_id = run.pk
         self.project_id = run.project_id
         self.record_ids = run.record_ids
+        self.retry_errors = run.retry_errors
         self.claim = claim
         self.protocol = protocol
         self.client = client
         self.concurrency = client.endpoint.concurrency
         # (time, verdicts committed) of the last flushes, for the rate.
         self.flushes: deque[tuple[float, int]] = deque(maxlen=RATE_WINDOW)
+        self.streak = _Streak()
 
     def run(self) -> None:
         cases = self._cases(self._remaining())
@@ -197,7 +239,15 @@ class _Execution:
                 if exhausted and not in_flight:
                     break
                 done, in_flight = wait(in_flight, FLUSH_SECONDS, return_when=FIRST_COMPLETED)
-                answered.extend(future.result() for future in done)
+                stop = False
+                for future in done:
+                    verdict, failure = future.result()
+                    answered.append(verdict)
+                    stop = self.streak.see(failure) or stop
+                if stop:
+                    if self._flush(answered):
+                        _fail(self.run_id, self.claim, self.streak.reason)
+                    return
                 if len(answered) >= FLUSH_SIZE or time.monotonic() - last_flush >= FLUSH_SECONDS:
                     if not self._flush(answered):
                         return
@@ -205,11 +255,17 @@ class _Execution:
             if self._flush(answered):
                 self._finish()
         finally:
-            # Calls still in flight after a cancel are abandoned: nothing will write them.
+            # Calls still in flight after a cancel or an early stop are abandoned: nothing will
+            # write them.
             pool.shutdown(wait=False, cancel_futures=True)
 
     def _remaining(self) -> list[int]:
-        judged = set(Verdict.objects.filter(run_id=self.run_id).values_list("record_id", flat=True))
+        """The run's records to judge: those without a verdict, and those with an error when
+        the run retries them."""
+        verdicts = Verdict.objects.filter(run_id=self.run_id)
+        if self.retry_errors:
+            verdicts = verdicts.exclude(parse_status=Parse.ERROR)
+        judged = set(verdicts.values_list("record_id", flat=True))
         return [record_id for record_id in self.record_ids if record_id not in judged]
 
     def _cases(self, record_ids: list[int]) -> Iterator[Case | Verdict]:
@@ -235,17 +291,18 @@ class _Execution:
         except ValueError as error:
             return self._error(record.pk, f"The record's interaction cannot be read: {error}")
 
-    def _judge(self, case: Case) -> Verdict:
-        """One record, in a pool thread: never raises, an error is a verdict too."""
+    def _judge(self, case: Case) -> tuple[Verdict, CallFailed | None]:
+        """One record, in a pool thread: never raises, an error is a verdict too. With it, the
+        failed call that made it an error, if one did."""
         calls = _Calls(self.client)
         try:
             outcome = self.protocol.judge(case, calls.ask)
         except CallFailed as failure:
-            return self._error(case.record_id, str(failure), calls)
+            return self._error(case.record_id, str(failure), calls), failure
         except Exception:
             logger.exception("Judging record %s in run %s failed", case.record_id, self.run_id)
-            return self._error(case.record_id, "The judge failed on this record.", calls)
-        return Verdict(
+            return self._error(case.record_id, "The judge failed on this record.", calls), None
+        verdict = Verdict(
             run_id=self.run_id,
             record_id=case.record_id,
             parse_status=outcome.parse_status,
@@ -260,6 +317,7 @@ class _Execution:
             attempts=calls.attempts,
             latency_ms=calls.latency_ms,
         )
+        return verdict, None
 
     def _error(self, record_id: int, message: str, calls: _Calls | None = None) -> Verdict:
         return Verdict(
@@ -281,7 +339,10 @@ class _Execution:
             if run.claim != self.claim or run.state not in ACTIVE:
                 logger.info("Judge run %s was taken over or ended; this worker stops", run.pk)
                 return False
-            new = _insert(self.run_id, verdicts)
+            new, replaced = _insert(self.run_id, verdicts, replace_errors=self.retry_errors)
+            run.error_count -= len(replaced)
+            run.tokens_in -= sum(tokens_in for tokens_in, _ in replaced)
+            run.tokens_out -= sum(tokens_out for _, tokens_out in replaced)
             for verdict in new:
                 if verdict.parse_status == Parse.VALID:
                     run.valid_count += 1
@@ -323,9 +384,17 @@ class _Execution:
             run.error_count = by_status.get(Parse.ERROR, {}).get("n", 0)
             run.tokens_in = sum(row["tokens_in"] or 0 for row in by_status.values())
             run.tokens_out = sum(row["tokens_out"] or 0 for row in by_status.values())
-            run.state = State.SUCCEEDED if run.state == State.RUNNING else State.CANCELLED
+            if run.state == State.CANCELLING:
+                run.state = State.CANCELLED
+            elif run.error_count and not run.valid_count + run.invalid_count:
+                run.state = State.FAILED
+                [(top, _)] = run_top_errors(run.pk, 1)
+                run.error = f"Every record failed. The most frequent error: {top}"
+            else:
+                run.state = State.SUCCEEDED
             run.finished_at = run.heartbeat_at = timezone.now()
             run.rate = None
+            run.retry_errors = False
             run.save()
             audit_log(
                 actor=run.created_by,
@@ -360,19 +429,36 @@ class _Execution:
             logger.exception("Disagreement detection failed in judge run %s", self.run_id)
 
 
-def _insert(run_id: int, verdicts: list[Verdict]) -> list[Verdict]:
-    """Insert the verdicts whose record has none in the run yet; those inserted.
+def _insert(
+    run_id: int, verdicts: list[Verdict], *, replace_errors: bool
+) -> tuple[list[Verdict], list[tuple[int, int]]]:
+    """Insert the verdicts whose record has none in the run yet, or only an error that
+    `replace_errors` replaces; those inserted, and the tokens (in, out) of the errors replaced.
 
     The caller holds the run's row, which every writer of the run's verdicts takes first, so the
     check is exact; the insert still ignores conflicts on (run, record), come what may.
     """
     if not verdicts:
-        return []
-    judged = set(
+        return [], []
+    existing = dict(
         Verdict.objects.filter(
             run_id=run_id, record_id__in=[verdict.record_id for verdict in verdicts]
-        ).values_list("record_id", flat=True)
+        ).values_list("record_id", "parse_status")
     )
-    new = [verdict for verdict in verdicts if verdict.record_id not in judged]
+    replaced: list[tuple[int, int]] = []
+    if replace_errors:
+        errors = Verdict.objects.filter(
+            run_id=run_id,
+            parse_status=Parse.ERROR,
+            record_id__in=[
+                record_id for record_id, status in existing.items() if status == Parse.ERROR
+            ],
+        )
+        replaced = list(errors.values_list("tokens_in", "tokens_out"))
+        errors.delete()
+        existing = {
+            record_id: status for record_id, status in existing.items() if status != Parse.ERROR
+        }
+    new = [verdict for verdict in verdicts if verdict.record_id not in existing]
     Verdict.objects.bulk_create(new, ignore_conflicts=True)
-    return new
+    return new, replaced

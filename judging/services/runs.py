@@ -1,9 +1,12 @@
 """Judge runs: create one over a selection of records, cancel, resume, recover, read progress.
 
 A run executes in one Celery task (judging/services/run_engine.py does the work). Its state
-moves pending -> running -> succeeded, or cancelling -> cancelled, or failed; "resume" sends a
-cancelled, failed or stalled run back to pending, and the next worker judges the records that
-have no verdict yet in it.
+moves pending -> running -> succeeded ("Finished", or "Finished with errors" when some records
+got an error verdict), or cancelling -> cancelled, or failed (the endpoint failed for records in
+a row, or for every record); "resume" sends a cancelled, failed or stalled run back to pending,
+and the next worker judges the records that have no verdict yet in it. "Retry the errored
+records" sends a run that ended back to pending to judge again the records whose verdict is an
+error, each new verdict replacing the error.
 """
 
 from __future__ import annotations
@@ -154,6 +157,30 @@ def judge_run_resume(*, actor: AbstractBaseUser | None, run: JudgeRun) -> JudgeR
     return run
 
 
+def judge_run_retry_errors(*, actor: AbstractBaseUser | None, run: JudgeRun) -> JudgeRun:
+    """Hand a run that ended to a worker again to judge its errored records once more."""
+    with transaction.atomic():
+        run = JudgeRun.objects.select_for_update().get(pk=run.pk)
+        if not can_retry_errors(run):
+            raise Conflict("Only a judge run that has ended with error verdicts can retry them.")
+        before = run.state
+        run.state = State.PENDING
+        run.retry_errors = True
+        run.finished_at = None
+        run.error = ""
+        run.save(update_fields=["state", "retry_errors", "finished_at", "error", "updated_at"])
+        audit_log(
+            actor=actor,
+            action="judging.run.errors_retried",
+            project=run.project,
+            obj=run,
+            before={"state": before, "errors": run.error_count},
+            after={"state": run.state},
+        )
+        _dispatch_after_commit(run.pk)
+    return run
+
+
 def judge_runs_recover() -> list[int]:
     """Take up the runs whose worker died: called when a worker starts.
 
@@ -192,6 +219,10 @@ def is_resumable(run: JudgeRun) -> bool:
     if run.source != JudgeRun.Source.JUDGE:
         return False
     return run.state in (State.PENDING, State.CANCELLED, State.FAILED) or is_stalled(run)
+
+
+def can_retry_errors(run: JudgeRun) -> bool:
+    return run.source == JudgeRun.Source.JUDGE and is_finished(run) and run.error_count > 0
 
 
 def is_finished(run: JudgeRun) -> bool:

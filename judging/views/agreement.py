@@ -11,7 +11,7 @@ from curation import charts
 from curation.access import RECORD_READERS, ProjectAccess, project_view
 from judging import reports
 from judging.metrics import Estimate
-from judging.views.quality import chart_value, with_defaults
+from judging.views.quality import with_defaults
 
 # Pairs of annotators drawn in the chart (the table lists them all).
 CHART_PAIRS = 20
@@ -56,13 +56,11 @@ def _charts(report: reports.AgreementReport) -> list[charts.BarChart]:
 
 
 def _bars(title: str, items: list[tuple[str, Estimate]]) -> charts.BarChart:
-    # Below zero is worse than chance: drawn as no bar, the number says how much.
+    # Below zero is worse than chance: drawn left of zero. Undefined (no variation) is "-".
     return charts.bar_chart(
         title,
-        [(name, max(chart_value(estimate.value), 0.0)) for name, estimate in items],
+        [(name, estimate.value) for name, estimate in items],
         maximum=1,
         number_format="{:.3f}",
-        intervals=[
-            (max(e.low, 0.0), max(e.high, 0.0)) if e.has_interval else None for _, e in items
-        ],
+        intervals=[(e.low, e.high) if e.has_interval else None for _, e in items],
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from django import forms
@@ -17,8 +16,6 @@ from judging import reports
 from judging.metrics import JUDGE_METRICS, Estimate
 from judging.models import JudgeRun
 
-# Runs compared when none are chosen: the latest ones.
-DEFAULT_RUNS = 2
 METRIC_NAMES = {
     "f1": "F1",
     "recall": "Recall",
@@ -38,6 +35,11 @@ class QualityForm(forms.Form):
         # None ticked: the latest ones (see with_defaults), or none when the project has none.
         required=False,
     )
+    include_flagged = forms.BooleanField(
+        required=False,
+        label="Include runs whose answers are mostly invalid or errors",
+        help_text="More than half of such a run's verdicts are invalid or errors.",
+    )
 
     def __init__(self, *args: object, runs: QuerySet[JudgeRun], **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
@@ -48,7 +50,10 @@ class QualityForm(forms.Form):
 @project_view(RECORD_READERS)
 def quality(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
     runs = reports.quality_runs(access.project)
-    latest = [run.pk for run in runs[:DEFAULT_RUNS]]
+    # Read as the form reads it ("false" and "0" are no), to choose the default runs.
+    flagged_field = QualityForm.base_fields["include_flagged"]
+    include_flagged = flagged_field.to_python(request.GET.get("include_flagged"))
+    latest = reports.default_quality_runs(access.project, include_flagged=include_flagged)
     form = QualityForm(
         with_defaults(request.GET, reference=[reports.Reference.GOLD], runs=latest), runs=runs
     )
@@ -58,6 +63,7 @@ def quality(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
             access.project,
             run_ids=[run.pk for run in form.cleaned_data["runs"]],
             reference=form.cleaned_data["reference"],
+            include_flagged=form.cleaned_data["include_flagged"],
         )
     context = {
         "project": access.project,
@@ -89,7 +95,7 @@ def _overview_charts(report: reports.QualityReport) -> list[charts.BarChart]:
     return [
         charts.bar_chart(
             f"{METRIC_NAMES[metric]} (95% interval)",
-            [(run.run.name, chart_value(run.overall.scores[metric].value)) for run in report.runs],
+            [(run.run.name, run.overall.scores[metric].value) for run in report.runs],
             maximum=1,
             number_format="{:.3f}",
             intervals=[_interval(run.overall.scores[metric]) for run in report.runs],
@@ -116,7 +122,7 @@ def _breakdowns(report: reports.QualityReport) -> list[dict[str, object]]:
         ]
         chart = charts.bar_chart(
             f"F1 by {heading.lower()} (95% interval)",
-            [(name, chart_value(q.scores["f1"].value)) for name, q in bars],
+            [(name, q.scores["f1"].value) for name, q in bars],
             maximum=1,
             number_format="{:.3f}",
             intervals=[_interval(q.scores["f1"]) for _, q in bars],
@@ -139,11 +145,6 @@ def _confusions(report: reports.QualityReport) -> list[charts.Heatmap]:
         )
         for run in report.runs
     ]
-
-
-def chart_value(value: float) -> float:
-    """A statistic as a bar: undefined (no unsafe record, say) draws as an empty bar."""
-    return 0.0 if math.isnan(value) else value
 
 
 def _interval(estimate: Estimate) -> tuple[float, float] | None:

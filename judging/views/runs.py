@@ -18,13 +18,16 @@ from curation.access import MANAGERS, RECORD_READERS, ProjectAccess, project_vie
 from curation.errors import DomainError
 from judging.forms import RunForm, VerdictImportForm
 from judging.models import JudgeRun, Verdict
+from judging.selectors import run_top_errors
 from judging.services.runs import (
+    can_retry_errors,
     is_finished,
     is_resumable,
     is_stalled,
     judge_run_cancel,
     judge_run_create,
     judge_run_resume,
+    judge_run_retry_errors,
     run_progress,
     selection_description,
 )
@@ -68,7 +71,7 @@ def run_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 
 @require_GET
-# The same URL answers htmx's polls with the progress alone: caches must keep the two apart.
+# The same URL answers htmx's polls with the live parts alone: caches must keep the two apart.
 @vary_on_headers("HX-Request")
 @project_view(RECORD_READERS)
 def run_detail(request: HttpRequest, access: ProjectAccess, run_id: int) -> HttpResponse:
@@ -76,6 +79,10 @@ def run_detail(request: HttpRequest, access: ProjectAccess, run_id: int) -> Http
         access.project.judge_runs.select_related("judge", "created_by").defer("record_ids"),
         pk=run_id,
     )
+    filters = VerdictFilterForm(request.GET)
+    verdicts = run.verdicts.select_related("record").order_by("record_id")
+    if filters.is_valid() and filters.cleaned_data["parse_status"]:
+        verdicts = verdicts.filter(parse_status=filters.cleaned_data["parse_status"])
     context = {
         "project": access.project,
         "access": access,
@@ -84,20 +91,15 @@ def run_detail(request: HttpRequest, access: ProjectAccess, run_id: int) -> Http
         "finished": is_finished(run),
         "stalled": is_stalled(run),
         "resumable": is_resumable(run),
-    }
-    if request.htmx and not request.htmx.history_restore_request:
-        response = render(request, "judging/runs_detail.html#progress", context)
-        # A finished run's final figures replace the bar, and htmx stops polling.
-        return HttpResponseStopPolling(response.content) if is_finished(run) else response
-    filters = VerdictFilterForm(request.GET)
-    verdicts = run.verdicts.select_related("record").order_by("record_id")
-    if filters.is_valid() and filters.cleaned_data["parse_status"]:
-        verdicts = verdicts.filter(parse_status=filters.cleaned_data["parse_status"])
-    context |= {
-        "selection": selection_description(run.selection),
-        "filters": filters,
+        "retryable": can_retry_errors(run),
+        "top_errors": run_top_errors(run.pk),
         "page": Paginator(verdicts, VERDICTS_PER_PAGE).get_page(request.GET.get("page")),
     }
+    if request.htmx and not request.htmx.history_restore_request:
+        response = render(request, "judging/runs_detail.html#poll", context)
+        # A finished run's final figures and verdicts are the last: htmx stops polling.
+        return HttpResponseStopPolling(response.content) if is_finished(run) else response
+    context |= {"selection": selection_description(run.selection), "filters": filters}
     return render(request, "judging/runs_detail.html", context)
 
 
@@ -111,6 +113,14 @@ def run_cancel(request: HttpRequest, access: ProjectAccess, run_id: int) -> Http
 @project_view(MANAGERS)
 def run_resume(request: HttpRequest, access: ProjectAccess, run_id: int) -> HttpResponse:
     return _act(request, access, run_id, judge_run_resume, "The run will go on.")
+
+
+@require_POST
+@project_view(MANAGERS)
+def run_retry_errors(request: HttpRequest, access: ProjectAccess, run_id: int) -> HttpResponse:
+    return _act(
+        request, access, run_id, judge_run_retry_errors, "The errored records will be judged again."
+    )
 
 
 @require_http_methods(["GET", "POST"])

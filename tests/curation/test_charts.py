@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 from django.template.loader import render_to_string
 
-from curation.charts import bar_chart, column_chart, heatmap
+from curation.charts import bar_chart, column_chart, heatmap, hours
 
 
 def test_bars_are_as_long_as_their_share_of_the_largest_value() -> None:
@@ -46,3 +48,71 @@ def test_labels_are_escaped_in_the_svg_and_the_table() -> None:
 
     assert "<script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_a_negative_value_is_a_bar_left_of_the_zero_line() -> None:
+    chart = bar_chart(
+        "Cohen's kappa",
+        [("ann & bob", 0.5), ("ann & cy", -0.342)],
+        maximum=1.0,
+        number_format="{:.3f}",
+    )
+
+    positive, negative = chart.bars
+    assert chart.has_negative and chart.zero_x > chart.label_width
+    assert positive.x == chart.zero_x and positive.width > 0
+    assert negative.x < chart.zero_x and negative.x + negative.width == chart.zero_x
+    html = render_to_string("charts/bar.html", {"chart": chart})
+    assert ">-0.342<" in html
+    assert 'class="chart-bar series-0 negative"' in html
+    assert f'class="chart-axis chart-zero" x1="{chart.zero_x:.1f}"' in html
+
+
+def test_an_undefined_value_has_no_bar_and_prints_as_a_dash_not_zero() -> None:
+    chart = bar_chart(
+        "Fleiss' kappa",
+        [("defined", 0.25), ("undefined", math.nan), ("none", None)],
+        maximum=1.0,
+        number_format="{:.3f}",
+    )
+
+    html = render_to_string("charts/bar.html", {"chart": chart})
+
+    assert [bar.text for bar in chart.bars] == ["0.250", "-", "-"]
+    assert html.count('<rect class="chart-bar') == 1
+    assert "<title>undefined: -</title>" not in html
+    assert '<th scope="row">undefined</th><td>-</td>' in html
+    assert "0.000" not in html
+
+
+def test_a_small_value_beside_a_large_one_still_shows_a_bar() -> None:
+    bars = bar_chart("Labels", [("many", 10_000), ("few", 1), ("none", 0)]).bars
+
+    assert [bar.width > 0 for bar in bars] == [True, True, False]
+    assert bars[1].width >= 2
+
+
+def test_durations_under_an_hour_are_in_minutes() -> None:
+    chart = bar_chart("Median hours", [("approve", 0.2), ("reject", 1.5)], number_format=hours)
+
+    assert [bar.text for bar in chart.bars] == ["12 min", "1.5 h"]
+    assert ">12 min<" in render_to_string("charts/bar.html", {"chart": chart})
+
+
+def test_columns_carry_their_values_and_small_ones_are_visible() -> None:
+    chart = column_chart("Rounds", [("1 round", 120), ("2 rounds", 1), ("3 rounds", 0)])
+
+    html = render_to_string("charts/columns.html", {"chart": chart})
+
+    assert [column.text for column in chart.columns] == ["120", "1", "0"]
+    assert chart.columns[1].height >= 2
+    for value in ("120", "1", "0"):
+        assert f'text-anchor="middle">{value}</text>' in html
+
+
+def test_values_too_wide_for_their_column_are_left_to_the_table() -> None:
+    chart = column_chart("Per day", [(f"d{i}", 12_345) for i in range(60)])
+
+    assert not any(column.show_value for column in chart.columns)
+    html = render_to_string("charts/columns.html", {"chart": chart})
+    assert "chart-column-value" not in html and html.count("<td>12,345</td>") == 60

@@ -128,7 +128,7 @@ def test_the_key_is_used_but_never_shown_logged_or_stored(cast, monkeypatch, cap
     # The key did its work: the endpoint answered every record but the one it refused.
     assert (run.valid_count, run.error_count) == (5, 1)
     # The refusal that quoted the key is told in the studio's own words, never the endpoint's.
-    refusal = "The endpoint answered 401 (the API key was refused)."
+    refusal = "The endpoint answered 401: it refused the API key or access."
     assert run.verdicts.get(parse_status="error").error == refusal
     assert {check.message for check in ConnectionCheck.objects.all()} == {refusal}
     bodies = [response.content.decode() for response in responses]

@@ -132,7 +132,7 @@ def test_a_redirect_is_not_followed_and_the_key_stays_home(cast) -> None:
         assert elsewhere.request_count == 0
         assert llm.request_count == 2
     errors = set(run.verdicts.values_list("error", flat=True))
-    assert errors == {"The endpoint answered 307 (a redirect, which is never followed)."}
+    assert errors == {"The endpoint answered 307: a redirect, which is never followed."}
 
 
 def test_an_endpoints_own_error_text_is_never_shown(cast) -> None:
@@ -155,7 +155,7 @@ def test_an_endpoints_own_error_text_is_never_shown(cast) -> None:
         client.get(reverse("judging_api:run_verdicts", args=[slug, run.pk])),
         client.get(reverse("judging_api:judge_test_detail", args=[slug, judge.pk, check.pk])),
     ]
-    said = "The endpoint answered 400 (the request was refused)."
+    said = "The endpoint answered 400: it refused the request."
     assert set(run.verdicts.values_list("error", flat=True)) == {said}
     for response in shown:
         body = response.content.decode()

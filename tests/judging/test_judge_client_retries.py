@@ -6,8 +6,17 @@ import itertools
 
 import pytest
 
-from judging.client import CallFailed, ChatClient, Endpoint
-from tests.fake_llm import FakeLLM, Reply, answer, hang, malformed, rate_limited, server_error
+from judging.client import CallFailed, ChatClient, Endpoint, Failure
+from tests.fake_llm import (
+    FakeLLM,
+    Reply,
+    answer,
+    hang,
+    malformed,
+    rate_limited,
+    refusing_base_url,
+    server_error,
+)
 
 HELLO = [{"role": "user", "content": "Hello"}]
 
@@ -44,7 +53,8 @@ def test_server_errors_are_retried_with_growing_waits_then_given_up() -> None:
 
     waits = gaps(llm)
     assert failure.value.attempts == llm.request_count == 4
-    assert str(failure.value) == "The endpoint answered 503 (a server error)."
+    assert str(failure.value) == "The endpoint answered 503: a server error, after every retry."
+    assert failure.value.kind == Failure.SERVER
     # Exponential backoff from 0.5 s, less up to a quarter of jitter: 0.5, 1, 2.
     for wait, nominal in zip(waits, (0.5, 1.0, 2.0), strict=True):
         assert 0.75 * nominal - 0.05 <= wait <= nominal + 0.25
@@ -67,7 +77,7 @@ def test_a_hang_past_the_timeout_is_retried() -> None:
         (Reply(body=b'{"choices": []}'), "The endpoint's answer was not a chat completion."),
         (
             Reply(status=400, body=b'{"error": {"message": "Bad model"}}'),
-            r"answered 400 \(the request was refused\)\.$",
+            "The endpoint answered 400: it refused the request.",
         ),
     ],
     ids=["malformed JSON", "no choices", "a client error"],
@@ -92,3 +102,33 @@ def test_usage_and_parameters_travel() -> None:
     body = llm.requests[0].body
     assert (completion.tokens_in, completion.tokens_out) == (11, 3)
     assert (body["model"], body["temperature"], body["seed"]) == ("fake-judge-1", 0, 1)
+
+
+@pytest.mark.parametrize(
+    ("status", "kind", "message"),
+    [
+        (401, Failure.REFUSED, "The endpoint answered 401: it refused the API key or access."),
+        (403, Failure.REFUSED, "The endpoint answered 403: it refused the API key or access."),
+        (404, Failure.NOT_FOUND, "The endpoint answered 404: no such model or path."),
+    ],
+)
+def test_a_refusal_is_told_in_fixed_words_never_the_endpoints_own(
+    status: int, kind: Failure, message: str
+) -> None:
+    body = b'{"error": {"message": "<b>hostile</b> words from the endpoint"}}'
+    with FakeLLM() as llm, client_of(llm) as client:
+        llm.script(Reply(status=status, body=body))
+
+        with pytest.raises(CallFailed) as failure:
+            client.complete(HELLO)
+
+    assert (str(failure.value), failure.value.kind) == (message, kind)
+
+
+def test_an_endpoint_that_refuses_connections_is_unreachable() -> None:
+    endpoint = Endpoint(base_url=refusing_base_url(), model="m", max_retries=0)
+    with ChatClient(endpoint) as client, pytest.raises(CallFailed) as failure:
+        client.complete(HELLO)
+
+    assert failure.value.kind == Failure.UNREACHABLE
+    assert str(failure.value).startswith("Could not reach the endpoint")

@@ -48,7 +48,11 @@ def score_run_only(cast: Cast) -> None:
 
 @pytest.mark.parametrize("reference", REFERENCES)
 def test_quality_of_a_project_without_runs_is_an_empty_report(cast: Cast, reference: str) -> None:
-    assert quality_api(cast, reference=reference) == {"reference": reference, "runs": []}
+    assert quality_api(cast, reference=reference) == {
+        "reference": reference,
+        "runs": [],
+        "left_out": [],
+    }
     assert "No run with safety labels yet." in page(cast, "quality", reference=reference)
 
 
@@ -58,7 +62,11 @@ def test_quality_of_a_project_with_only_score_runs_is_an_empty_report(
 ) -> None:
     score_run_only(cast)
 
-    assert quality_api(cast, reference=reference) == {"reference": reference, "runs": []}
+    assert quality_api(cast, reference=reference) == {
+        "reference": reference,
+        "runs": [],
+        "left_out": [],
+    }
     assert "No run with safety labels yet." in page(cast, "quality", reference=reference)
     assert "ToolEmu safety" not in page(cast, "quality")
 
