@@ -126,7 +126,7 @@ def test_a_refusal_is_told_in_fixed_words_never_the_endpoints_own(
 
 
 def test_an_endpoint_that_refuses_connections_is_unreachable() -> None:
-    endpoint = Endpoint(base_url=refusing_base_url(), model="m", max_retries=0)
+    endpoint = Endpoint(base_url=refusing_base_url(), model="m", max_retries=0, allow_private=True)
     with ChatClient(endpoint) as client, pytest.raises(CallFailed) as failure:
         client.complete(HELLO)
 

@@ -9,7 +9,6 @@ import threading
 
 import pytest
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from curation.errors import Conflict
@@ -17,6 +16,7 @@ from judging.models import JudgeRun, Verdict
 from judging.protocols.rjudge import DECIDE
 from judging.services.run_engine import judge_run_execute
 from judging.services.runs import judge_run_create, judge_run_retry_errors
+from tests.curation.api_clients import api_key
 from tests.fake_llm import (
     ChatRequest,
     FakeLLM,
@@ -35,7 +35,7 @@ UNREACHABLE = "Could not reach the endpoint: the connection was refused, dropped
 
 def api_for(user) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {api_key(user)}")
     return client
 
 
