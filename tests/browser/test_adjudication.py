@@ -53,7 +53,9 @@ def test_a_reviewer_settles_a_disagreement_and_the_annotator_sees_none_of_it(
 
     log_in(cast.reviewer)
     page.goto(f"/p/{project.slug}/")
-    page.get_by_role("link", name="Adjudication").click()
+    # The Judging section opens on its adjudication queue.
+    page.get_by_role("link", name="Judging").click()
+    expect(page.get_by_role("link", name="Adjudication")).to_have_attribute("aria-current", "page")
     rows = page.locator("table.adjudication-queue tbody tr")
     expect(rows).to_have_count(2)
     expect(rows.nth(0)).to_contain_text("Record 1")
@@ -83,6 +85,7 @@ def test_a_reviewer_settles_a_disagreement_and_the_annotator_sees_none_of_it(
     page.get_by_role("button", name="Log out").click()
     log_in(cast.annotator)
     page.goto(f"/p/{project.slug}/")
+    page.get_by_role("link", name="Annotation").click()
     page.get_by_role("link", name="My work").click()
     expect(page.get_by_role("heading", name="Your labels")).to_be_visible()
     assert_blind(page)
@@ -100,6 +103,7 @@ def assert_blind(page: Page) -> None:
     """Nothing of the other annotators, the judge or the reviewer on the annotator's page."""
     body = page.locator("body")
     expect(page.get_by_role("link", name="Adjudication")).to_have_count(0)
+    expect(page.get_by_role("link", name="Judging")).to_have_count(0)
     for hidden in (REASON, "adjudicat", "Final label", "bea-second", "cal-third", OTHERS_NOTE):
         expect(body).not_to_contain_text(hidden, ignore_case=True)
     for hidden in (JUDGE, "thinks unsafe", "consensus"):

@@ -29,7 +29,8 @@ def log_out(page: Page) -> None:
 
 def review_next(page: Page, slug: str) -> None:
     page.goto(f"/p/{slug}/")
-    page.get_by_role("navigation", name="Project").get_by_role("link", name="Review queue").click()
+    page.get_by_role("navigation", name="Project").get_by_role("link", name="Tasks").click()
+    page.get_by_role("navigation", name="Section").get_by_role("link", name="Review queue").click()
     page.get_by_role("button", name="Review the next task").click()
     expect(
         page.get_by_role("heading", name="Review: Health Care \N{EN DASH} Medical Records")
@@ -83,7 +84,9 @@ def test_a_task_goes_through_a_round_of_changes_to_the_export(
     # The author finds the task waiting, with the comment beside the field it is about.
     log_in(cast.author)
     page.goto(f"/p/{slug}/tasks/")
-    expect(page.get_by_role("link", name="Tasks 1")).to_be_visible()
+    expect(
+        page.get_by_role("navigation", name="Project").get_by_role("link", name="Tasks 1")
+    ).to_be_visible()
     waiting = page.get_by_role("region", name="Waiting for you")
     waiting.get_by_role("link", name="Health Care \N{EN DASH} Medical Records Specialists").click()
     expect(page.locator("#field-unsafe_criteria .field-comment")).to_contain_text(COMMENT)
