@@ -165,11 +165,15 @@ class AnnotationSettingsForm(forms.ModelForm):
             "ask_safety_score": "Ask for a safety score (0-3, ToolEmu)",
             "ask_helpfulness_score": "Ask for a helpfulness score (0-3, ToolEmu)",
             "ask_evidence_turns": "Ask for evidence turns",
+            "consensus_rule": "A record's consensus",
         }
         help_texts = {
             "overlap": "Each record goes to this many annotators, blind to each other.",
             "lease_minutes": "A record handed out comes back to the queue after this long "
             "without being labelled (saving a draft extends it).",
+            "consensus_rule": "When the labels of a record make its final label (a reviewer's "
+            "settlement overrides it): used by every page, report, disagreement and release. "
+            "“Unsure” counts as a label but is never the consensus.",
         }
 
 

@@ -19,3 +19,11 @@ class SourceFormat(models.TextChoices):
 
     RJUDGE = "rjudge", "R-Judge (and ASSEBench)"
     SAFEPRO_RUN = "safepro_run", "SafePro agent run"
+
+
+class ConsensusRule(models.TextChoices):
+    """When a record's human labels make a consensus (its final label, unless a reviewer
+    settles it): one rule per project, which every page, report, detection and release uses."""
+
+    MAJORITY = "majority", "A strict majority of at least k labels"
+    UNANIMITY = "unanimity", "At least k labels, all alike"

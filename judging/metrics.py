@@ -82,6 +82,18 @@ def majority(counts: np.ndarray, *, minimum: int, abstain: int | None = None) ->
     return np.where(wins, top, MISSING)
 
 
+def unanimous(counts: np.ndarray, *, minimum: int, abstain: int | None = None) -> np.ndarray:
+    """Per item, the category that all its ratings give, else MISSING; only items with at least
+    `minimum` ratings have one, and the `abstain` category never does."""
+    counts = np.asarray(counts)
+    rated = counts.sum(axis=-1)
+    top = counts.argmax(axis=-1)
+    wins = (counts.max(axis=-1) == rated) & (rated >= minimum) & (rated > 0)
+    if abstain is not None:
+        wins &= top != abstain
+    return np.where(wins, top, MISSING)
+
+
 # --- Judge quality ----------------------------------------------------------------------------
 
 

@@ -310,7 +310,9 @@ def agreement_report(
 
     usernames = selectors.usernames(people.tolist())
     names = [usernames[pk] for pk in people.tolist()]
-    consensus = selectors.consensus_codes(counts, project.overlap, scale=scale)
+    consensus = selectors.consensus_codes(
+        counts, project.overlap, rule=project.consensus_rule, scale=scale
+    )
     return AgreementReport(
         scale=scale,
         items=int((counts.sum(axis=1) >= 2).sum()),

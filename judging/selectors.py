@@ -26,6 +26,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 
 from annotation.models import Annotation
+from curation.choices import ConsensusRule
 from curation.models import Project, Record
 from judging import metrics
 from judging.arrays import InArray, code_of, int_matrix
@@ -40,6 +41,13 @@ SCALES: tuple[str, ...] = ("safety", "helpfulness")
 SAFETY_SCALE, HELPFULNESS_SCALE = 0, 1
 
 CODE_LABELS: dict[int, str] = {code: label for label, code in metrics.VERDICT_CODES.items()}
+# Why a record has no consensus (at most 40 characters: a release keeps it for each record).
+NO_LABELS = "no labels"
+TOO_FEW_LABELS = "fewer than k labels"
+NO_CONSENSUS = {
+    ConsensusRule.MAJORITY: "no strict majority for safe or unsafe",
+    ConsensusRule.UNANIMITY: "labels not all safe or all unsafe",
+}
 
 
 def ratings(project: Project, scale: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -131,13 +139,30 @@ def run_protocol(run: JudgeRun) -> str:
     return protocol or ""
 
 
-def consensus_codes(counts: np.ndarray, overlap: int, *, scale: str = "verdict") -> np.ndarray:
-    """The human consensus per record from its label counts (n, categories): the label a
-    strict majority of its submitted annotations give, once at least `overlap` (k) exist;
-    "unsure" counts as a vote but never wins. MISSING where there is none. On a 0-3 scale, the
-    score a strict majority give, likewise."""
+def consensus_codes(
+    counts: np.ndarray, overlap: int, *, rule: str, scale: str = "verdict"
+) -> np.ndarray:
+    """The human consensus per record from its label counts (n, categories), by the project's
+    rule: the label a strict majority of its submitted annotations give, or that all of them
+    give, once at least `overlap` (k) exist; "unsure" counts as a vote but never wins. MISSING
+    where there is none. On a 0-3 scale, the score, likewise."""
     abstain = metrics.UNSURE if scale == "verdict" else None
-    return metrics.majority(counts, minimum=overlap, abstain=abstain)
+    agree = metrics.unanimous if rule == ConsensusRule.UNANIMITY else metrics.majority
+    return agree(counts, minimum=overlap, abstain=abstain)
+
+
+def consensus_of(verdicts: list[str], overlap: int, *, rule: str) -> tuple[str, str]:
+    """One record's consensus from its labels' verdicts: (label, "") or ("", why there is none,
+    in the words that pages and releases use)."""
+    if not verdicts:
+        return "", NO_LABELS
+    if len(verdicts) < overlap:
+        return "", TOO_FEW_LABELS
+    counts = np.array([[verdicts.count(label) for label in metrics.VERDICT_CODES]])
+    code = int(consensus_codes(counts, overlap, rule=rule)[0])
+    if code == metrics.MISSING:
+        return "", NO_CONSENSUS[rule]
+    return CODE_LABELS[code], ""
 
 
 def consensus_arrays(
@@ -151,7 +176,7 @@ def consensus_arrays(
     rows = annotations.order_by().values("record_id").annotate(**votes)
     m = int_matrix(rows.values_list("record_id", *votes), 1 + len(votes))
     order = np.argsort(m[:, 0])
-    return m[order, 0], consensus_codes(m[order, 1:], project.overlap)
+    return m[order, 0], consensus_codes(m[order, 1:], project.overlap, rule=project.consensus_rule)
 
 
 def human_consensus(project: Project, record_ids: list[int] | None = None) -> dict[int, str]:

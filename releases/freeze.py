@@ -26,12 +26,10 @@ from curation.models import Project, Record
 from judging import metrics
 from judging.models import Adjudication, JudgeRun, Verdict
 from judging.reports import Scale, agreement_report, quality_runs
+from judging.selectors import consensus_of
 from releases.models import LabelBasis, Release, ReleaseRecord, ReleaseTask
 
 # Why a record is left out of a release.
-NO_LABELS = "no labels"
-TOO_FEW_LABELS = "fewer than k labels"
-NO_AGREEMENT = "fewer than k labels agree"
 NO_GOLD_LABEL = "no gold label"
 IN_ANNOTATION = "still being annotated"
 # Where an included record's label comes from.
@@ -327,21 +325,13 @@ def _gold(gold_label: str, gold_description: str) -> tuple[str, str, str]:
 def _final(
     labels: _Labels, adjudication: tuple[str, str] | None, project: Project
 ) -> tuple[str, str, str]:
-    """(label, source, risk description), or ("", why it is left out, "")."""
+    """(label, source, risk description), or ("", why it is left out, ""): the final label
+    that every page and report gives the record, by the project's consensus rule."""
     if adjudication is not None:
         return adjudication[0], ADJUDICATED, adjudication[1]
-    if not labels.verdicts:
-        return "", NO_LABELS, ""
-    if len(labels.verdicts) < project.overlap:
-        return "", TOO_FEW_LABELS, ""
-    # A strict majority of the labels, at least k of them, and not "unsure".
-    votes_for: dict[str, int] = {}
-    for verdict in labels.verdicts:
-        votes_for[verdict] = votes_for.get(verdict, 0) + 1
-    label = max(votes_for, key=votes_for.__getitem__)
-    votes = votes_for[label]
-    if label == "unsure" or votes < project.overlap or 2 * votes <= len(labels.verdicts):
-        return "", NO_AGREEMENT, ""
+    label, missing = consensus_of(labels.verdicts, project.overlap, rule=project.consensus_rule)
+    if not label:
+        return "", missing, ""
     # The first risk description among the labels that agree with the consensus.
     descriptions = (
         d for v, d in zip(labels.verdicts, labels.risk_descriptions, strict=True) if v == label

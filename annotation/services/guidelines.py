@@ -27,6 +27,7 @@ ANNOTATION_SETTINGS = (
     "ask_safety_score",
     "ask_helpfulness_score",
     "ask_evidence_turns",
+    "consensus_rule",
 )
 GUIDELINES_MAX_CHARS = 100_000
 

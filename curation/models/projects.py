@@ -4,6 +4,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from curation.choices import ConsensusRule
 from curation.models.base import TimeStampedModel
 
 
@@ -35,6 +36,9 @@ class Project(TimeStampedModel):
     ask_safety_score = models.BooleanField(default=False)
     ask_helpfulness_score = models.BooleanField(default=False)
     ask_evidence_turns = models.BooleanField(default=True)
+    consensus_rule = models.CharField(
+        max_length=10, choices=ConsensusRule.choices, default=ConsensusRule.MAJORITY
+    )
 
     # Task review: approvals a task needs from distinct reviewers (K), and how long a reviewer
     # holds a task they opened.

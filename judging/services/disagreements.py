@@ -106,7 +106,7 @@ def lock_project_for_detection(project_id: int) -> None:
 
 
 def _detect(project_id: int, record_ids: list[int]) -> None:
-    overlap = Project.objects.values_list("overlap", flat=True).get(pk=project_id)
+    overlap, rule = Project.objects.values_list("overlap", "consensus_rule").get(pk=project_id)
     opinions = Opinions.load(project_id, record_ids)
     existing: dict[str, dict[int, tuple[int, str, str]]] = {kind: {} for kind in Kind.values}
     rows = (
@@ -118,7 +118,7 @@ def _detect(project_id: int, record_ids: list[int]) -> None:
         existing[kind][record] = (pk, state, labels)
     now = timezone.now()
     new, changed = [], []
-    for kind, flagged in opinions.disagreements(overlap).items():
+    for kind, flagged in opinions.disagreements(overlap, rule).items():
         before = existing[kind]
         for index in np.flatnonzero(flagged).tolist():
             record = opinions.records[index]
@@ -322,12 +322,12 @@ class Opinions:
             },
         )
 
-    def disagreements(self, overlap: int) -> dict[str, np.ndarray]:
+    def disagreements(self, overlap: int, rule: str) -> dict[str, np.ndarray]:
         """Per kind, which of the records are in disagreement (a boolean array)."""
         n = len(self.records)
         counts = metrics.category_counts(self.label_item, self.label_rows.verdict, n, 3)
         rated = counts.sum(axis=1)
-        consensus = selectors.consensus_codes(counts, overlap)
+        consensus = selectors.consensus_codes(counts, overlap, rule=rule)
         label = self.verdict_rows.label
         valid = np.where(label <= metrics.UNSAFE, label, metrics.MISSING)
         judged = metrics.category_counts(self.verdict_item, valid, n, 2)

@@ -15,6 +15,7 @@ SETTINGS = {
     "ask_risk_description": "on",
     "ask_safety_score": "on",
     "ask_evidence_turns": "on",
+    "consensus_rule": "majority",
 }
 
 

@@ -57,16 +57,16 @@ def test_final_labels_are_adjudicated_else_a_consensus_of_k(cast: Cast) -> None:
     assert rows["3"]["risk_description"] == "Mails are gone for good."
     assert release.summary["excluded"] == {
         "fewer than k labels": 1,
-        "fewer than k labels agree": 2,
+        "no strict majority for safe or unsafe": 2,
         "no labels": 1,
     }
     excluded = dict(
         release.records.filter(included=False).values_list("record__external_id", "label_source")
     )
     assert excluded == {
-        "2": "fewer than k labels agree",
+        "2": "no strict majority for safe or unsafe",
         "4": "fewer than k labels",
-        "5": "fewer than k labels agree",
+        "5": "no strict majority for safe or unsafe",
         "6": "no labels",
     }
     del nothing

@@ -1,0 +1,109 @@
+"""One meaning of "final label": with k = 3 and mixed votes, the Quality report, disagreement
+detection and the release give every record the same final label, under either rule."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from curation.choices import ConsensusRule
+from judging import selectors
+from judging.models import Adjudication, Disagreement
+from judging.services.disagreements import detect_disagreements
+from tests.conftest import Cast
+from tests.judging.opinions import judge_run
+from tests.releases.helpers import annotators, built_release, label, record
+
+pytestmark = pytest.mark.django_db
+
+# Record number -> the verdicts of its three (or fewer) annotators.
+VOTES = {
+    1: ("safe", "safe", "safe"),
+    2: ("safe", "safe", "unsafe"),
+    3: ("unsafe", "unsafe", "safe"),
+    4: ("safe", "unsafe", "unsure"),
+    5: ("unsure", "unsure", "safe"),
+    6: ("unsafe", "unsafe", "unsafe"),
+    7: ("safe", "unsafe"),
+    8: ("unsure", "unsure", "unsure"),
+}
+EXPECTED = {
+    ConsensusRule.MAJORITY: {1: "safe", 2: "safe", 3: "unsafe", 6: "unsafe", 9: "unsafe"},
+    ConsensusRule.UNANIMITY: {1: "safe", 6: "unsafe", 9: "unsafe"},
+}
+
+
+def mixed_votes(cast: Cast, rule: str):
+    project = cast.project
+    project.overlap = 3
+    project.consensus_rule = rule
+    project.save()
+    people = annotators(project, 3)
+    records = {n: record(project, n) for n in (*VOTES, 9)}
+    for number, verdicts in VOTES.items():
+        for person, verdict in zip(people, verdicts, strict=False):
+            label(records[number], person, verdict)
+    # Record 9: a reviewer settled it, with no labels at all.
+    Adjudication.objects.create(
+        project=project,
+        record=records[9],
+        label="unsafe",
+        reason="Settled.",
+        reviewer=cast.reviewer,
+    )
+    return project, records
+
+
+@pytest.mark.parametrize("rule", ConsensusRule.values)
+def test_every_page_report_detection_and_release_agrees(cast: Cast, rule: str) -> None:
+    project, records = mixed_votes(cast, rule)
+    number_of = {r.pk: n for n, r in records.items()}
+    # A judge that says "unsafe" to everything: it disagrees with exactly the safe consensus.
+    judge_run(project, "Always unsafe", {r: "unsafe" for r in records.values()})
+    detect_disagreements(project_id=project.pk, record_ids=[r.pk for r in records.values()])
+
+    finals = {number_of[pk]: label for pk, (label, _) in selectors.final_labels(project).items()}
+    release = built_release(project, cast.manager)
+    released = {
+        number_of[pk]: label
+        for pk, label in release.records.filter(included=True).values_list("record_id", "label")
+    }
+    against_judge = {
+        number_of[pk]
+        for pk in Disagreement.objects.filter(
+            project=project, kind=Disagreement.Kind.JUDGE_VS_HUMANS
+        ).values_list("record_id", flat=True)
+    }
+    quality = cast.client_for("reviewer").get(
+        reverse("judging_api:quality", args=[project.slug]), {"reference": "adjudicated"}
+    )
+
+    assert finals == EXPECTED[rule]
+    assert released == EXPECTED[rule]
+    consensus_numbers = {n for n in EXPECTED[rule] if n != 9}
+    assert against_judge == {n for n in consensus_numbers if EXPECTED[rule][n] == "safe"}
+    assert quality.status_code == 200, quality.content
+    (run,) = quality.json()["runs"]
+    # The judge said "unsafe" to all: against the final labels, it is right on the unsafe ones.
+    expected = EXPECTED[rule]
+    assert run["overall"]["n"] == len(expected)
+    safe = sum(label == "safe" for label in expected.values())
+    assert run["overall"]["confusion"] == [[0, safe, 0], [0, len(expected) - safe, 0]]
+
+
+def test_the_release_leaves_records_out_in_the_rules_words(cast: Cast) -> None:
+    project, _ = mixed_votes(cast, ConsensusRule.UNANIMITY)
+
+    release = built_release(project, cast.manager)
+
+    assert release.summary["excluded"] == {
+        "fewer than k labels": 1,
+        "labels not all safe or all unsafe": 5,
+    }
+
+
+def test_managers_choose_the_rule_on_the_annotation_settings(cast: Cast) -> None:
+    url = reverse("annotation:annotation_settings", args=[cast.project.slug])
+    page = cast.client_for("manager").get(url).content.decode()
+
+    assert "At least k labels, all alike" in page
