@@ -224,9 +224,10 @@ class RecordSearchText(models.Model):
     project = models.ForeignKey(
         "curation.Project", on_delete=models.CASCADE, related_name="+", db_index=False
     )
-    # PostgreSQL's tsvector of the record's text (search_text.search_text_of), stemmed by the
-    # configuration search_text.SEARCH_CONFIG. Migration 0007 puts the GIN index of the record
-    # list's text search on it (selectors._text_matches). Null on SQLite.
+    # PostgreSQL's tsvector of the record's words (search_text.search_text_of, words_of),
+    # stemmed by the configuration search_text.SEARCH_CONFIG. Migration 0007 puts the GIN index
+    # of the record list's text search on it (selectors._text_matches) and keeps it in the row,
+    # where phrases are checked. Null on SQLite.
     vector = SearchVectorField(null=True)
 
     class Meta:
