@@ -14,7 +14,7 @@ BEFORE = [("curation", "0006_annotation_and_authoring_apart")]
 TEXT = "r-1\nYou are a file assistant.\nPlease remove the old files.\nDeleted 3 files in shared/."
 
 
-def _populate(apps) -> None:
+def populate_before(apps) -> None:
     """A record indexed by the old search, written through the models as they were then."""
     model = apps.get_model
     project = model("curation", "Project").objects.create(name="Before", slug="before")
@@ -50,7 +50,7 @@ def _migrate(targets: list[tuple[str, str]] | None = None) -> MigrationExecutor:
 @pytest.mark.django_db(transaction=True)
 def test_records_indexed_before_are_found_after_migrating_and_going_back_forgets_them() -> None:
     executor = _migrate(BEFORE)
-    _populate(executor.loader.project_state(BEFORE).apps)
+    populate_before(executor.loader.project_state(BEFORE).apps)
 
     _migrate()
 

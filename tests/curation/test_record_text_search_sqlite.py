@@ -98,6 +98,51 @@ print(json.dumps({"vendor": connection.vendor, "found": found, "indexed": indexe
 """
 
 
+MIGRATE_SCRIPT = """
+import json
+import django
+
+django.setup()
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from tests.curation.test_migrate_search_index import BEFORE, populate_before
+
+executor = MigrationExecutor(connection)
+executor.migrate(BEFORE)
+populate_before(executor.loader.project_state(BEFORE).apps)
+executor = MigrationExecutor(connection)
+executor.migrate(executor.loader.graph.leaf_nodes())
+from curation.models import Project
+from curation.selectors import record_search
+
+project = Project.objects.get(slug="before")
+queries = ['"deleting 3 file"', "shared -removing", "zebra"]
+print(json.dumps({q: [r.external_id for r in record_search(project, text=q)] for q in queries}))
+"""
+
+
+def run_on_sqlite(tmp_path: Path, *args: str) -> str:
+    """What a Python process on a fresh SQLite database printed last."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'studio.sqlite3'}",
+        "VAR_DIR": str(tmp_path / "var"),
+        "DEBUG": "true",
+    }
+    result = subprocess.run(  # noqa: S603 (the arguments are the test's own)
+        [sys.executable, "-c", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        check=False,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.splitlines()[-1]
+
+
 def sources() -> list[dict[str, object]]:
     return [
         rjudge_record(n, user=message, thought="Thinking.", action="Act: {}", environment="Done.")
@@ -121,26 +166,19 @@ def test_the_embedded_default_searches_with_fts5(tmp_path: Path) -> None:
     source = tmp_path / "data" / "Application" / "mail.json"
     source.parent.mkdir(parents=True)
     source.write_text(json.dumps(sources()))
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'studio.sqlite3'}",
-        "VAR_DIR": str(tmp_path / "var"),
-        "DEBUG": "true",
-    }
 
-    result = subprocess.run(  # noqa: S603 (the arguments are the test's own)
-        [sys.executable, "-c", SCRIPT, str(source), json.dumps(QUERIES)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        check=False,
-        timeout=300,
-    )
+    printed = run_on_sqlite(tmp_path, SCRIPT, str(source), json.dumps(QUERIES))
 
-    assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout.splitlines()[-1])
+    report = json.loads(printed)
     assert report["vendor"] == "sqlite"
     assert report["found"] == EXPECTED
     # The other project's records, deleted, took their words with them.
     assert report["indexed"] == len(MESSAGES)
+
+
+def test_records_indexed_by_the_old_search_are_found_after_migrating_on_sqlite(
+    tmp_path: Path,
+) -> None:
+    found = json.loads(run_on_sqlite(tmp_path, MIGRATE_SCRIPT))
+
+    assert found == {'"deleting 3 file"': ["r-1"], "shared -removing": [], "zebra": []}
