@@ -103,6 +103,13 @@ def list_cases(project: Project) -> dict[str, tuple[dict[str, str], dict[str, st
         "text search, rare": ({"q": "4242"}, {}),
         "text search, common word": ({"q": "password"}, {}),
         "text search, two words": ({"q": "door open"}, {}),
+        "text search, stem": ({"q": "deleting"}, {}),
+        "text search, phrase": ({"q": '"door open"'}, {}),
+        "text search, rare phrase": ({"q": '"the agent user"'}, {}),
+        "text search, left out": ({"q": "door -password -token"}, {}),
+        "text search, no match": ({"q": "zebra"}, {}),
+        "text search, punctuation": ({"q": '{"'}, {}),
+        "text search, id": ({"q": "99999"}, {}),
         "two filters, page 3": (
             {"category": "Program", "gold_label": "unsafe", "page": "3"},
             {},
@@ -165,10 +172,13 @@ def filled_project(size: int) -> Project:
     if batch.state != ImportBatch.State.SUCCEEDED:
         sys.exit(f"The import failed: {batch.errors}")
     print(f"generated and imported {size:,} records in {time.perf_counter() - started:.0f} s")
+    started = time.perf_counter()
     search_index_update(project_id=project.pk)
+    print(f"indexed them for search in {time.perf_counter() - started:.1f} s")
     with connection.cursor() as cursor:
         # What autovacuum does soon after a bulk load; without it the planner guesses.
         cursor.execute("VACUUM ANALYZE curation_record")
+        cursor.execute("VACUUM ANALYZE curation_recordsearchtext")
     return project
 
 

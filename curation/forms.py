@@ -8,6 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.validators import UnicodeUsernameValidator
 
 from curation.models import ApiToken, Project, Role
+from curation.search_text import search_terms_of
 
 
 class ProjectForm(forms.ModelForm):
@@ -49,7 +50,26 @@ class RecordFilterForm(forms.Form):
         choices=[("", "Any"), ("unsafe", "Unsafe"), ("safe", "Safe"), ("none", "None")],
     )
     attack_type = forms.CharField(required=False, max_length=50)
-    q = forms.CharField(required=False, max_length=200, label="Text")
+    q = forms.CharField(
+        required=False,
+        max_length=200,
+        label="Text",
+        help_text=(
+            "Finds records with every word, in any order, and other forms of it (deleting finds "
+            'deleted); "quoted words" as a phrase; -word leaves out records with it. Punctuation '
+            "alone is ignored. A record's id finds it."
+        ),
+    )
+
+    def clean_q(self) -> str:
+        query = self.cleaned_data["q"]
+        terms = search_terms_of(query)
+        if terms.excluded and not terms.required:
+            raise forms.ValidationError(
+                "Say what to look for too: -word only leaves out records among those found."
+            )
+        # A query of punctuation asks for nothing: the list is not searched.
+        return query if terms.required else ""
 
 
 class ApiTokenForm(forms.Form):

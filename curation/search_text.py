@@ -1,30 +1,70 @@
-"""The text the record list's search looks in, as the search index stores it."""
+"""The record list's search: the text it looks in, and what a query asks of it.
+
+A query is read as a search box reads it: every word is required, in any order; "quoted words"
+are a phrase; a word or phrase after a lone `-` must not be there. Nothing else is an operator:
+`OR`, `NEAR`, `*`, `:` or brackets are words or punctuation like any other. A token without a
+letter or a digit is ignored, so that punctuation alone asks for nothing, and punctuation
+within a word separates it (`shell-co.pdf` is the phrase "shell co pdf"). The database matches
+each term by its own full-text search (see selectors._text_matches), words by their stems.
+"""
 
 from __future__ import annotations
 
-from itertools import pairwise
+import re
+from dataclasses import dataclass
 from typing import Any
+
+# PostgreSQL's text search configuration for records (migration 0011): English stemming
+# without English stop words, so that "the" or "to be or not to be" can still be looked for.
+SEARCH_CONFIG = "studio_search"
+# SQLite's FTS5 table of each record's text, its rowid the record's id (migration 0011).
+FTS_TABLE = "curation_recordsearch_fts"
+
+# What separates words: anything but a letter or a digit, for PostgreSQL as for SQLite's FTS5
+# tokenizer. PostgreSQL's own parser would read "shell-co.pdf" or "a@b.org" as one word, which a
+# search for "shell-co" or "b.org" could not find; a file name or an address is a phrase here.
+NOT_WORD = re.compile(r"[\W_]+")
+# A term: an optional `-`, then a quoted phrase (its closing quote optional) or a run of
+# characters that are neither spaces nor quotes.
+TERM = re.compile(r'(-?)(?:"([^"]*)"?|([^\s"]+))')
+
+
+@dataclass(frozen=True)
+class SearchTerms:
+    """A query's words and phrases: those a record must hold and those it must not."""
+
+    required: tuple[str, ...] = ()
+    excluded: tuple[str, ...] = ()
+
+
+def search_terms_of(query: str) -> SearchTerms:
+    required: list[str] = []
+    excluded: list[str] = []
+    for match in TERM.finditer(query):
+        minus, phrase, word = match.groups()
+        term = words_of(phrase if phrase is not None else word).strip()
+        if term:
+            (excluded if minus else required).append(term)
+    return SearchTerms(required=tuple(required), excluded=tuple(excluded))
+
+
+def words_of(text: str) -> str:
+    """`text` with what separates its words made spaces."""
+    return NOT_WORD.sub(" ", text)
+
+
+def fts5_query_of(terms: SearchTerms) -> str:
+    """The FTS5 query for SQLite: each term in quotes, so that none of FTS5's operators applies
+    (a term holds letters, digits and spaces only)."""
+    query = "(" + " AND ".join(f'"{term}"' for term in terms.required) + ")"
+    return "".join([query, *(f' NOT "{term}"' for term in terms.excluded)])
 
 
 def search_text_of(
     *, external_id: str, profile: str, goal: str, turns: list[dict[str, Any]]
 ) -> str:
-    """Everything the record list's search looks in, lower-cased."""
+    """Everything the record list's search looks in."""
     parts = [external_id, profile, goal]
     for turn in turns:
         parts.extend(part for part in (turn["content"], turn["thought"], turn["action"]) if part)
-    return "\n".join(parts).lower()
-
-
-def word_pairs_of(text: str) -> str:
-    """The neighbouring words of `text` two by two, each pair written as one word, separated by
-    spaces: "door open now" gives "dooropen opennow", a text of one word that word.
-
-    The search's trigram index is on these: a phrase then brings trigrams across the gap between
-    its words ("oro", "rop"), which are rare even where the words themselves are everywhere.
-    Words are what `str.split()` separates, the same for a record's text and for a query.
-    """
-    words = text.split()
-    if len(words) == 1:
-        return words[0]
-    return " ".join(first + second for first, second in pairwise(words))
+    return "\n".join(parts)

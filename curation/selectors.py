@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import operator
+from functools import reduce
 from typing import TYPE_CHECKING
 
 from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
+from django.contrib.postgres.search import SearchQuery
 from django.db import connection
 from django.db.models import Count, Exists, F, Max, OuterRef, QuerySet, Sum
 from django.utils import timezone
@@ -21,7 +24,13 @@ from curation.models import (
     RecordSearchText,
     Scenario,
 )
-from curation.search_text import word_pairs_of
+from curation.search_text import (
+    FTS_TABLE,
+    SEARCH_CONFIG,
+    SearchTerms,
+    fts5_query_of,
+    search_terms_of,
+)
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -63,8 +72,8 @@ def record_search(
 ) -> QuerySet[Record]:
     """The project's records matching every given filter, in id order, ready for one page.
 
-    `gold_label` is "safe", "unsafe" or "none" (records without a gold label); `text` matches
-    anywhere in the interaction, case-insensitively.
+    `gold_label` is "safe", "unsafe" or "none" (records without a gold label); `text` is a
+    search box's query (search_text.search_terms_of), or a record's external id.
     """
     records = Record.objects.filter(project=project)
     # By id rather than through a join on the name: the planner then sees how many records the
@@ -79,8 +88,12 @@ def record_search(
         records = records.filter(gold_label="" if gold_label == "none" else gold_label)
     if attack_type:
         records = records.filter(attack_type=attack_type)
-    if text:
-        records = records.filter(id__in=_text_matches(project, text))
+    terms = search_terms_of(text)
+    if terms.required:
+        records = records.filter(id__in=_text_matches(project, text, terms))
+    elif terms.excluded:
+        # Everything but some words would read every record's (RecordFilterForm refuses it).
+        records = records.none()
     order = F("id")
     if category or scenario:
         # Imports keep a category's and a scenario's records together, while PostgreSQL assumes
@@ -96,93 +109,46 @@ def record_search(
 SEARCH_MATCH_LIMIT = 500
 
 
-def _text_matches(project: Project, text: str) -> list[int]:
-    """Ids of up to SEARCH_MATCH_LIMIT + 1 records whose text contains `text`.
+def _text_matches(project: Project, text: str, terms: SearchTerms) -> list[int]:
+    """Ids of up to SEARCH_MATCH_LIMIT + 1 records whose text holds `terms`, and of the record
+    whose external id is `text`, whatever the index made of its punctuation.
 
-    Looked up on their own, without order, then listed in order: PostgreSQL cannot estimate how
-    many records a LIKE matches, and given the whole query it walks every record in id order,
-    looking each one's text up (600 ms for a rare word over 100,000 records). The trigram index
-    on the word pairs finds the candidates directly, and the limit stops it early when a word is
-    everywhere.
-
-    The LIKE on the text decides; the one on the word pairs narrows the candidates and never
-    loses a match. Where a record's text contains `text`, the query's first word ends a word of
-    the text, each middle word is a whole word of it and the last starts one, neighbours in that
-    order; so the query's own word pairs ("door open now" gives "dooropen opennow") are a
-    substring of the record's. A single word lies within one of the text's words, and so within
-    its pairs. What the pairs add are trigrams across the gaps between words ("oro" and "rop" in
-    "dooropen"), which few records have where "door" and "open" are in nearly all.
+    Looked up on their own, without order, then listed in order: asked for the first page in id
+    order, PostgreSQL would walk every record by id and test each; this way the index finds the
+    matches and the limit stops a common word early.
     """
-    # The search text is stored lower-cased, so a plain LIKE finds it whatever its case.
-    text = text.lower()
-    pairs = word_pairs_of(text)
-    sample = _first_records(SAMPLE_SQL, project, text, pairs, rows=SAMPLE_ROWS)
-    found = [record_id for record_id, matches in sample if matches]
-    if len(sample) < SAMPLE_ROWS:
-        # The sample holds every record of the project.
-        return found
-    if len(found) * 2 >= SAMPLE_ROWS:
-        first = _first_records(FIRST_MATCHES_SQL, project, text, pairs, rows=FIRST_ROWS)
-        found = [record_id for (record_id,) in first]
-        if len(found) > SEARCH_MATCH_LIMIT:
-            return found
-    matches = RecordSearchText.objects.filter(project=project, text__contains=text)
-    if pairs:
-        matches = matches.filter(word_pairs__contains=pairs)
-    return list(matches.values_list("record_id", flat=True)[: SEARCH_MATCH_LIMIT + 1])
+    if connection.vendor == "postgresql":
+        matches = RecordSearchText.objects.filter(project=project, vector=_tsquery(terms))
+        found = list(matches.values_list("record_id", flat=True)[: SEARCH_MATCH_LIMIT + 1])
+    else:
+        found = _fts5_matches(project, terms)
+    by_id = project.records.filter(external_id=text.strip()).values_list("id", flat=True)
+    return [*found, *by_id]
 
 
-# A word in most records is found sooner by reading records in turn than through the trigram
-# index, which gathers every candidate before PostgreSQL reads the first (87,000 of them for a
-# word in nearly every record: 35 ms). So a search first reads the project's first SAMPLE_ROWS
-# records; when the query is in at least half of them, it reads up to FIRST_ROWS records in turn,
-# and takes the index only when those hold too few matches to fill the list. Over 100,000
-# records, the sample costs any other search about 2 ms; a word in 87% of the records was found
-# in 15 ms this way, against 64 ms through the index.
-SAMPLE_ROWS = 100
-FIRST_ROWS = 1000
-# The project's first records by id, with their search text where it is indexed already. The
-# LIMIT keeps PostgreSQL from taking the trigram index for the LIKEs around, as it would for
-# their estimate.
-FIRST_RECORDS_SQL = """
-    SELECT first_records.id AS record_id, search.word_pairs, search.text
-    FROM (
-        SELECT id FROM curation_record WHERE project_id = %(project)s ORDER BY id LIMIT %(rows)s
-    ) first_records
-    LEFT JOIN curation_recordsearchtext search ON search.record_id = first_records.id
-    LIMIT %(rows)s
-"""
-MATCHES_SQL = "word_pairs LIKE %(pairs)s ESCAPE '\\' AND text LIKE %(text)s ESCAPE '\\'"
-# Every record read, and whether it matches.
-SAMPLE_SQL = f"SELECT record_id, {MATCHES_SQL} FROM ({FIRST_RECORDS_SQL}) first_rows"  # noqa: S608 (constants)
-# The matches alone, up to SEARCH_MATCH_LIMIT + 1.
-FIRST_MATCHES_SQL = (
-    f"SELECT record_id FROM ({FIRST_RECORDS_SQL}) first_rows "  # noqa: S608 (constants)
-    f"WHERE {MATCHES_SQL} LIMIT %(limit)s"
-)
+def _tsquery(terms: SearchTerms) -> SearchQuery:
+    """Every term as a phrase (a single word is a phrase of one), none of the excluded ones."""
+
+    def phrase(term: str) -> SearchQuery:
+        return SearchQuery(term, search_type="phrase", config=SEARCH_CONFIG)
+
+    query = reduce(operator.and_, map(phrase, terms.required))
+    for term in terms.excluded:
+        query &= ~phrase(term)
+    return query
 
 
-def _first_records(
-    statement: str, project: Project, text: str, pairs: str, *, rows: int
-) -> list[tuple]:
-    """The rows `statement` (SAMPLE_SQL or FIRST_MATCHES_SQL) reads of the project's first
-    `rows` records, matching `text`; a record not yet searchable does not match."""
-
-    def containing(value: str) -> str:
-        return f"%{connection.ops.prep_for_like_query(value)}%"
-
+def _fts5_matches(project: Project, terms: SearchTerms) -> list[int]:
+    # Through the search table's rows, which say which project a record is in (and that it is
+    # one: the FTS table cannot be joined to by a foreign key).
     with connection.cursor() as cursor:
         cursor.execute(
-            statement,
-            {
-                "project": project.pk,
-                "rows": rows,
-                "pairs": containing(pairs),
-                "text": containing(text),
-                "limit": SEARCH_MATCH_LIMIT + 1,
-            },
+            f"SELECT fts.rowid FROM {FTS_TABLE} fts "  # noqa: S608 (constants)
+            f"JOIN {RecordSearchText._meta.db_table} search ON search.record_id = fts.rowid "
+            f"WHERE {FTS_TABLE} MATCH %s AND search.project_id = %s LIMIT %s",
+            [fts5_query_of(terms), project.pk, SEARCH_MATCH_LIMIT + 1],
         )
-        return cursor.fetchall()
+        return [record_id for (record_id,) in cursor.fetchall()]
 
 
 def records_not_yet_searchable(project: Project) -> int:

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.db.models import F, Q
 from django.utils.functional import cached_property
@@ -210,11 +211,14 @@ class Record(TimeStampedModel):
 
 
 class RecordSearchText(models.Model):
-    """A record's lower-cased text for the record list's search.
+    """A record as the record list's search finds it: its row says it is indexed.
 
     Filled by a task after the import commits, not by the import itself: maintaining a text
     index costs several times more than the rest of an import, and records can be browsed and
-    labelled before they can be found by text.
+    labelled before they can be found by text. On PostgreSQL the row holds the text's words
+    (`vector`); on SQLite they are in an FTS5 table (search_text.FTS_TABLE, migration 0011),
+    whose row a trigger deletes with this one: a migration that makes SQLite rebuild this
+    table must create the trigger again.
     """
 
     record = models.OneToOneField(
@@ -223,11 +227,11 @@ class RecordSearchText(models.Model):
     project = models.ForeignKey(
         "curation.Project", on_delete=models.CASCADE, related_name="+", db_index=False
     )
-    text = models.TextField()
-    # The text's words two by two, each pair written as one (search_text.word_pairs_of).
-    # On PostgreSQL, migration 0004 puts the trigram index of the record list's text search on it
-    # (selectors._text_matches, which then checks `text` itself) and keeps it in the row.
-    word_pairs = models.TextField()
+    # PostgreSQL's tsvector of the record's words (search_text.search_text_of, words_of),
+    # stemmed by the configuration search_text.SEARCH_CONFIG. Migration 0011 puts the GIN index
+    # of the record list's text search on it (selectors._text_matches) and keeps it in the row,
+    # where phrases are checked. Null on SQLite.
+    vector = SearchVectorField(null=True)
 
     class Meta:
         indexes = [

@@ -1,19 +1,19 @@
-"""The record list's text search: each record's text, lower-cased, and its word pairs (which
-the trigram index is on, see selectors._text_matches) in a table of their own.
+"""The record list's text search: each record's words in the database's full-text index
+(PostgreSQL's tsvector with a GIN index, SQLite's FTS5; see selectors._text_matches).
 
-Filled after an import commits rather than by the import: keeping a trigram index of every
-record's words up to date costs several times more than the rest of an import (see
-docs/benchmarks.md), and records can be browsed and labelled while their text is indexed.
+Filled after an import commits rather than by the import: keeping a text index of every
+record's words up to date costs more than the rest of an import (see docs/benchmarks.md), and
+records can be browsed and labelled while their text is indexed.
 """
 
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from curation.jobs import job_send_after_commit
 from curation.models import ImportBatch, Record, RecordSearchText
-from curation.search_text import search_text_of, word_pairs_of
+from curation.search_text import FTS_TABLE, SEARCH_CONFIG, search_text_of, words_of
 from curation.services.import_lock import lock_project_for_import
 
 # Records indexed per transaction: short transactions, so pages and imports never wait long.
@@ -45,18 +45,36 @@ def search_index_update(*, project_id: int) -> int:
 
 
 def _index(project_id: int, records: list[Record]) -> None:
-    with transaction.atomic():
+    ids = [record.pk for record in records]
+    texts = [_text(record) for record in records]
+    with transaction.atomic(), connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # One statement for the chunk.
+            cursor.execute(
+                f"""
+                INSERT INTO {RecordSearchText._meta.db_table} (record_id, project_id, vector)
+                SELECT id, %s, to_tsvector(%s::regconfig, text)
+                FROM unnest(%s::bigint[], %s::text[]) AS chunk(id, text)
+                ON CONFLICT (record_id) DO NOTHING
+                """,  # noqa: S608 (a model's table)
+                [project_id, SEARCH_CONFIG, ids, [words_of(text) for text in texts]],
+            )
+            return
+        # A record indexed meanwhile keeps its row in the FTS table, which allows one a record.
+        cursor.executemany(
+            f"INSERT INTO {FTS_TABLE} (rowid, text) SELECT %s, %s WHERE NOT EXISTS "  # noqa: S608
+            f"(SELECT 1 FROM {RecordSearchText._meta.db_table} WHERE record_id = %s)",
+            [(record_id, text, record_id) for record_id, text in zip(ids, texts, strict=True)],
+        )
         RecordSearchText.objects.bulk_create(
-            (_search_text(project_id, record) for record in records), ignore_conflicts=True
+            (RecordSearchText(record_id=record_id, project_id=project_id) for record_id in ids),
+            ignore_conflicts=True,
         )
 
 
-def _search_text(project_id: int, record: Record) -> RecordSearchText:
-    text = search_text_of(
+def _text(record: Record) -> str:
+    return search_text_of(
         external_id=record.external_id, profile=record.profile, goal=record.goal, turns=record.turns
-    )
-    return RecordSearchText(
-        record=record, project_id=project_id, text=text, word_pairs=word_pairs_of(text)
     )
 
 

@@ -12,12 +12,13 @@ from tests.conftest import Cast
 
 
 def last_words(record: Record) -> str:
+    """The last five words of the record's last turn, as a phrase."""
     text = next(
         turn["content"] or turn["action"]
         for turn in reversed(record.turns)
         if turn["content"] or turn["action"]
     )
-    return text[-30:]
+    return '"' + " ".join(text.replace('"', " ").split()[-5:]) + '"'
 
 
 def test_records_become_searchable_once_indexed(cast: Cast, rjudge_dir: Path) -> None:
@@ -40,7 +41,7 @@ def test_the_search_looks_in_every_turn_and_the_external_id(cast: Cast, rjudge_d
 
     for record in cast.project.records.all():
         assert record in record_search(cast.project, text=last_words(record))
-        assert record in record_search(cast.project, text=record.profile[:20])
+        assert record in record_search(cast.project, text=" ".join(record.profile.split()[:4]))
     assert record_search(cast.project, text=record.external_id).filter(pk=record.pk).exists()
 
 

@@ -1,0 +1,184 @@
+"""The embedded default's search, for real: SQLite's FTS5 in a process of its own, which migrates
+a fresh database, imports records, indexes them as the worker does and searches them; and the
+same searches on PostgreSQL, which must find the same records.
+
+The rest of the suite runs on PostgreSQL; this is the one place the FTS5 table, its query and
+the trigger that deletes a record's words with it are exercised.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from curation.selectors import record_search
+from tests.conftest import Cast
+from tests.factories import RecordFactory, rjudge_record
+
+ROOT = Path(__file__).resolve().parents[2]
+
+MESSAGES = {
+    1: "Leave the door open for the cat.",
+    2: "Open door policy at Binance.",
+    3: "Binance wants the Evernote export.",
+    4: "The agent deleted shell-co.pdf.",
+}
+QUERIES = [
+    "Binance Evernote",
+    "evernote binance",
+    "door open",
+    '"door open"',
+    "door -cat",
+    'door -"open door"',
+    "deleting",
+    "shell-co",
+    '"door open',
+    "door NEAR cat",
+    "door AND open OR zebra",
+    "NEAR(door cat)",
+    "door*",
+    "^door",
+    "door:open",
+    "'; DROP TABLE curation_record; --",
+    "4",
+]
+# Found, on SQLite as on PostgreSQL.
+EXPECTED = {
+    "Binance Evernote": ["3"],
+    "evernote binance": ["3"],
+    "door open": ["1", "2"],
+    '"door open"': ["1"],
+    "door -cat": ["2"],
+    'door -"open door"': ["1"],
+    "deleting": ["4"],
+    "shell-co": ["4"],
+    '"door open': ["1"],
+    "door NEAR cat": [],
+    "door AND open OR zebra": [],
+    "NEAR(door cat)": [],
+    "door*": ["1", "2"],
+    "^door": ["1", "2"],
+    "door:open": ["1"],
+    "'; DROP TABLE curation_record; --": [],
+    "4": ["4"],
+}
+
+SCRIPT = """
+import json, sys
+import django
+
+django.setup()
+from django.core.management import call_command
+from django.db import connection
+
+call_command("migrate", verbosity=0)
+from curation.selectors import record_search
+from curation.services.imports import import_path
+from curation.services.projects import project_create
+from curation.services.search import search_index_update
+
+source, queries = sys.argv[1], json.loads(sys.argv[2])
+project = project_create(actor=None, name="Embedded", slug="embedded")
+other = project_create(actor=None, name="Other", slug="other")
+for each in (project, other):
+    assert import_path(actor=None, project=each, path=source).state == "succeeded"
+    search_index_update(project_id=each.pk)
+found = {
+    query: [record.external_id for record in record_search(project, text=query)]
+    for query in queries
+}
+other.records.all().delete()
+with connection.cursor() as cursor:
+    cursor.execute("SELECT count(*) FROM curation_recordsearch_fts")
+    (indexed,) = cursor.fetchone()
+print(json.dumps({"vendor": connection.vendor, "found": found, "indexed": indexed}))
+"""
+
+
+MIGRATE_SCRIPT = """
+import json
+import django
+
+django.setup()
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from tests.curation.test_migrate_search_index import BEFORE, populate_before
+
+executor = MigrationExecutor(connection)
+executor.migrate(BEFORE)
+populate_before(executor.loader.project_state(BEFORE).apps)
+executor = MigrationExecutor(connection)
+executor.migrate(executor.loader.graph.leaf_nodes())
+from curation.models import Project
+from curation.selectors import record_search
+
+project = Project.objects.get(slug="before")
+queries = ['"deleting 3 file"', "shared -removing", "zebra"]
+print(json.dumps({q: [r.external_id for r in record_search(project, text=q)] for q in queries}))
+"""
+
+
+def run_on_sqlite(tmp_path: Path, *args: str) -> str:
+    """What a Python process on a fresh SQLite database printed last."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'studio.sqlite3'}",
+        "VAR_DIR": str(tmp_path / "var"),
+        "DEBUG": "true",
+    }
+    result = subprocess.run(  # noqa: S603 (the arguments are the test's own)
+        [sys.executable, "-c", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        check=False,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.splitlines()[-1]
+
+
+def sources() -> list[dict[str, object]]:
+    return [
+        rjudge_record(n, user=message, thought="Thinking.", action="Act: {}", environment="Done.")
+        for n, message in MESSAGES.items()
+    ]
+
+
+def test_postgresql_finds_the_same(cast: Cast) -> None:
+    for source in sources():
+        RecordFactory(project=cast.project, source=source)
+
+    found = {
+        query: [record.external_id for record in record_search(cast.project, text=query)]
+        for query in QUERIES
+    }
+
+    assert found == EXPECTED
+
+
+def test_the_embedded_default_searches_with_fts5(tmp_path: Path) -> None:
+    source = tmp_path / "data" / "Application" / "mail.json"
+    source.parent.mkdir(parents=True)
+    source.write_text(json.dumps(sources()))
+
+    printed = run_on_sqlite(tmp_path, SCRIPT, str(source), json.dumps(QUERIES))
+
+    report = json.loads(printed)
+    assert report["vendor"] == "sqlite"
+    assert report["found"] == EXPECTED
+    # The other project's records, deleted, took their words with them.
+    assert report["indexed"] == len(MESSAGES)
+
+
+def test_records_indexed_by_the_old_search_are_found_after_migrating_on_sqlite(
+    tmp_path: Path,
+) -> None:
+    found = json.loads(run_on_sqlite(tmp_path, MIGRATE_SCRIPT))
+
+    assert found == {'"deleting 3 file"': ["r-1"], "shared -removing": [], "zebra": []}
