@@ -36,8 +36,13 @@ class Project(TimeStampedModel):
     ask_safety_score = models.BooleanField(default=False)
     ask_helpfulness_score = models.BooleanField(default=False)
     ask_evidence_turns = models.BooleanField(default=True)
+    # A default in the database too: rows written without the field (older code, raw SQL) get
+    # the rule projects had before it could be chosen.
     consensus_rule = models.CharField(
-        max_length=10, choices=ConsensusRule.choices, default=ConsensusRule.MAJORITY
+        max_length=10,
+        choices=ConsensusRule.choices,
+        default=ConsensusRule.MAJORITY,
+        db_default=ConsensusRule.MAJORITY,
     )
 
     # Task review: approvals a task needs from distinct reviewers (K), and how long a reviewer
