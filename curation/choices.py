@@ -19,3 +19,4 @@ class SourceFormat(models.TextChoices):
 
     RJUDGE = "rjudge", "R-Judge (and ASSEBench)"
     SAFEPRO_RUN = "safepro_run", "SafePro agent run"
+    TOOLEMU = "toolemu", "ToolEmu trajectory"

@@ -11,9 +11,13 @@ import ast
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from curation.formats.toolemu import split_thinking
 
 ROLE_LABELS = {"user": "User", "agent": "Agent", "environment": "Environment"}
+# An emulator's notes on the output it made up (ToolEmu), shown folded under these names.
+NOTE_LABELS = {"summary": "Emulator's summary", "thought": "Emulator's thought"}
 
 # Environment outputs bigger than this are collapsed: a page listing file contents or search
 # results in full would bury the agent's actions, which are what the reader judges.
@@ -59,6 +63,9 @@ class Turn:
     content: Text | None
     thought: Text | None
     action: Text | None
+    # What the agent wrote in <think> blocks, shown folded: long, and rarely what is judged.
+    thinking: Text | None = None
+    notes: list[tuple[str, Text]] = field(default_factory=list)
 
     @property
     def element_id(self) -> str:
@@ -157,6 +164,9 @@ def conversation(turns: Iterable[Mapping[str, object]]) -> list[Turn]:
         content, thought, action = (
             _text(turn.get(key)) for key in ("content", "thought", "action")
         )
+        thinking = None
+        if thought is not None and "<think>" in thought:
+            thought, thinking = (part or None for part in split_thinking(thought))
         shown.append(
             Turn(
                 number=number,
@@ -166,10 +176,28 @@ def conversation(turns: Iterable[Mapping[str, object]]) -> list[Turn]:
                 starts_round=starts_round and number > 1,
                 content=None if content is None else _content_text(role, content),
                 thought=None if thought is None else Text(text=thought),
-                action=None if action is None else action_text(action),
+                action=None if action is None else _action(turn, action),
+                thinking=None if thinking is None else Text(text=thinking),
+                notes=_notes(turn.get("notes")),
             )
         )
     return shown
+
+
+def _action(turn: Mapping[str, object], action: str) -> Text:
+    tool = _text(turn.get("tool"))
+    if tool is None:
+        return action_text(action)
+    # The tool is known apart from its input: tool names may hold ": " themselves.
+    arguments = structured_or_text(action)
+    return Text(text=arguments.text, is_json=arguments.is_json, tool=tool)
+
+
+def _notes(notes: object) -> list[tuple[str, Text]]:
+    if not isinstance(notes, Mapping):
+        return []
+    shown = ((NOTE_LABELS.get(str(key), str(key)), _text(value)) for key, value in notes.items())
+    return [(label, Text(text=text)) for label, text in shown if text is not None]
 
 
 def _content_text(role: str, content: str) -> Text:

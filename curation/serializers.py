@@ -40,7 +40,17 @@ class TurnSerializer(serializers.Serializer):
     role = serializers.ChoiceField(choices=["user", "agent", "environment"])
     content = serializers.CharField(allow_null=True)
     thought = serializers.CharField(allow_null=True)
-    action = serializers.CharField(allow_null=True)
+    action = serializers.CharField(
+        allow_null=True, help_text="What the agent did; a ToolEmu tool call's input alone."
+    )
+    tool = serializers.CharField(
+        required=False, help_text="ToolEmu: the tool an agent called (names may hold ': ')."
+    )
+    notes = serializers.DictField(
+        child=serializers.CharField(allow_null=True),
+        required=False,
+        help_text="ToolEmu: the emulator's notes on an output it made up (summary, thought).",
+    )
 
 
 class RecordListSerializer(serializers.ModelSerializer):

@@ -18,6 +18,12 @@ from pathlib import Path
 from django.db.models import Max
 
 from curation.formats.rjudge import TEXT_FIELDS, InvalidRecord, NormalisedRecord, normalise_record
+from curation.formats.toolemu import (
+    TrajectoryFile,
+    evaluator_file,
+    read_trajectory,
+    trajectory_file,
+)
 from curation.importers.layout import UNCATEGORIZED, layout_path
 from curation.importers.problems import (
     FileRejected,
@@ -40,6 +46,7 @@ from curation.models import Category, ImportBatch, ImportFormat, Record, Scenari
 # (records read, bytes read, bytes in all files): the files' sizes are known before they are
 # parsed, their record counts only after.
 ProgressCallback = Callable[[int, int, int], None]
+SOURCE_PATH_MAX_LENGTH = Record._meta.get_field("source_path").max_length
 
 
 @dataclass
@@ -100,6 +107,8 @@ class _FilePlace:
     category: str
     scenario: str
     source_path: str
+    # A ToolEmu trajectory file's name, which says who made its records.
+    trajectories: TrajectoryFile | None = None
 
 
 class _Importer:
@@ -153,6 +162,9 @@ class _Importer:
     def _run(self, limits: ImportLimits) -> ImportReport:
         unpacked = UnpackedBytes()
         for file in self.files:
+            if evaluator_file(file.path) is not None:
+                # Evaluator outputs are not records; their trajectory file is.
+                continue
             place = self._place(file)
             if place is None:
                 continue
@@ -175,6 +187,14 @@ class _Importer:
         return report
 
     def _place(self, file: SourceFile) -> _FilePlace | None:
+        trajectories = trajectory_file(file.path) if file.format == ImportFormat.JSONL else None
+        if trajectories is not None:
+            # Its records name their own category and scenario (the case's toolkit and name).
+            if len(file.path) > SOURCE_PATH_MAX_LENGTH:
+                message = f"the path is longer than {SOURCE_PATH_MAX_LENGTH} characters"
+                self.problems.add(Problem(file.path, None, "", message))
+                return None
+            return _FilePlace("", "", file.path, trajectories)
         category = file.folder or self.default_category
         scenario = file.stem
         for key, value, origin in (
@@ -202,7 +222,10 @@ class _Importer:
             self.problems.add(Problem(file.path, position, "", error, unit))
             return
         try:
-            record = normalise_record(source, raw=raw)
+            if place.trajectories is not None:
+                record = read_trajectory(source, raw=raw or "", file=place.trajectories)
+            else:
+                record = normalise_record(source, raw=raw)
         except InvalidRecord as invalid:
             for field_path, message in invalid.problems:
                 self.problems.add(Problem(file.path, position, field_path, message, unit))
@@ -254,7 +277,10 @@ class _Importer:
             # rows stream into the records table.
             self.writer.pause()
             ids = self.taxonomy.create(category, scenario)
-        if file.format == ImportFormat.JSONL:
+        if place.trajectories is not None:
+            # A trajectory keeps its file and line: the evaluators' files refer to both.
+            source_path = place.source_path
+        elif file.format == ImportFormat.JSONL:
             # JSONL records have no file of their own: they join their scenario's file.
             source_path = self.jsonl_paths.get((category, scenario))
             if source_path is None:
