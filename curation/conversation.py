@@ -211,6 +211,27 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
+def test_case_sections(case: Mapping[str, object] | None) -> list[tuple[str, list[str]]]:
+    """A test case's fields as (heading, lines): a field holding named lists (ToolEmu's
+    Underspecifications) gives a section per name."""
+    if not case:
+        return []
+    sections = []
+    for name, value in case.items():
+        if name in ("name", "index"):
+            continue
+        if isinstance(value, Mapping):
+            sections.extend((f"{name}: {key}", _lines(part)) for key, part in value.items())
+        else:
+            sections.append((str(name), _lines(value)))
+    return sections
+
+
+def _lines(value: object) -> list[str]:
+    values = value if isinstance(value, list) else [value]
+    return [text for text in (_text(item) for item in values) if text is not None]
+
+
 def metadata_items(metadata: Mapping[str, object]) -> list[tuple[str, Text]]:
     """A record's extra source fields as (name, value) pairs, objects and arrays pretty-printed."""
     return [

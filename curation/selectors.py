@@ -43,6 +43,7 @@ def record_search(
     gold_label: str = "",
     attack_type: str = "",
     text: str = "",
+    agent: str = "",
 ) -> QuerySet[Record]:
     """The project's records matching every given filter, in id order, ready for one page.
 
@@ -62,6 +63,8 @@ def record_search(
         records = records.filter(gold_label="" if gold_label == "none" else gold_label)
     if attack_type:
         records = records.filter(attack_type=attack_type)
+    if agent:
+        records = records.filter(source_agent=agent)
     if text:
         records = records.filter(id__in=_text_matches(project, text))
     order = F("id")

@@ -27,7 +27,7 @@ from annotation.services.labels import (
 )
 from annotation.services.queue import lease_draft_save, lease_next_record, lease_skip
 from curation.access import ANY_MEMBER, ProjectAccess, annotator_view, project_view
-from curation.conversation import conversation
+from curation.conversation import conversation, test_case_sections
 from curation.errors import Conflict, DomainError
 
 MY_WORK_PAGE_SIZE = 50
@@ -133,6 +133,7 @@ def _workspace(
         context |= {
             "record": lease.record,
             "turns": turns,
+            "test_case": test_case_sections(lease.record.test_case),
             "form": form,
             "evidence": form.evidence_selected(),
             "skip_form": extra.pop("skip_form", None) or SkipForm(),

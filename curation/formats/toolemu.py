@@ -158,6 +158,11 @@ def read_trajectory(line: object, *, raw: str, file: TrajectoryFile) -> Normalis
         raw=raw,
         metadata={key: value for key, value in line.items() if key not in _READ_FIELDS},
         source_format=SourceFormat.TOOLEMU,
+        source_agent=file.agent,
+        source_emulator=file.emulator,
+        source_case=case["name"],
+        source_case_index=case_idx,
+        source_replicate=file.replicate,
     )
 
 
