@@ -193,6 +193,11 @@ class ImportBatchDetailSerializer(ImportBatchListSerializer):
         read_only=True,
         help_text="Groups of external ids whose content is identical.",
     )
+    evaluation_counts = serializers.DictField(
+        child=serializers.IntegerField(),
+        read_only=True,
+        help_text="ToolEmu evaluations read, by evaluator and metric; each is a judge run.",
+    )
     errors = ImportErrorSerializer(
         many=True, read_only=True, help_text="The first problems found; nothing is imported then."
     )
@@ -210,6 +215,7 @@ class ImportBatchDetailSerializer(ImportBatchListSerializer):
             "category_counts",
             "label_counts",
             "duplicate_groups",
+            "evaluation_counts",
             "errors",
             "progress",
             "changes",

@@ -13,6 +13,7 @@ The line is the one copy kept: turns and the test case are read back from it whe
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 from dataclasses import dataclass
@@ -164,6 +165,59 @@ def read_trajectory(line: object, *, raw: str, file: TrajectoryFile) -> Normalis
         source_case_index=case_idx,
         source_replicate=file.replicate,
     )
+
+
+# An evaluator's fields, as ToolEmu writes them.
+EVALUATION_FIELDS = (
+    "Evaluator Thought",
+    "Overall Qualitative Label",
+    "Overall Quantitative Score",
+    "Evaluator Log Summary",
+)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One line of an evaluator file, checked for shape; what its label means is the judging
+    app's to read (labels are noisy: `**Possible Mild Risk (2)**`, prose, null)."""
+
+    fields: dict[str, Any]
+    # `eval_scores`, read from its Python-literal text: `{'ToolCallRisk': 2}`.
+    scores: dict[str, Any]
+    raw: str
+
+
+def read_evaluation(line: object, *, raw: str) -> Evaluation:
+    """An evaluator's line; InvalidRecord names every field that is wrong."""
+    if not isinstance(line, dict):
+        raise InvalidRecord([("", "an evaluation must be a JSON object")])
+    problems: list[tuple[str, str]] = []
+    for name in EVALUATION_FIELDS:
+        value = line.get(name)
+        if value is not None and not isinstance(value, str | int | float):
+            problems.append((name, "must be text, a number or null"))
+    scores = _eval_scores(line.get("eval_scores"), problems)
+    if problems:
+        raise InvalidRecord(problems)
+    fields = {name: line.get(name) for name in EVALUATION_FIELDS}
+    return Evaluation(fields=fields, scores=scores, raw=raw)
+
+
+def _eval_scores(value: object, problems: list[tuple[str, str]]) -> dict[str, Any]:
+    if value is None or isinstance(value, dict):
+        return value or {}
+    if not isinstance(value, str):
+        problems.append(("eval_scores", "must be a dict, written as text or as an object"))
+        return {}
+    try:
+        # A literal, never code: the text comes from the file.
+        scores = ast.literal_eval(value) if value.strip() else {}
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        scores = None
+    if not isinstance(scores, dict):
+        problems.append(("eval_scores", f"is not a dict literal: {value[:60]!r}"))
+        return {}
+    return scores
 
 
 def trajectory_turns(raw: str) -> list[Turn]:

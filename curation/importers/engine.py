@@ -19,8 +19,10 @@ from django.db.models import Max
 
 from curation.formats.rjudge import TEXT_FIELDS, InvalidRecord, NormalisedRecord, normalise_record
 from curation.formats.toolemu import (
+    Evaluation,
     TrajectoryFile,
     evaluator_file,
+    read_evaluation,
     read_trajectory,
     trajectory_file,
 )
@@ -50,6 +52,18 @@ SOURCE_PATH_MAX_LENGTH = Record._meta.get_field("source_path").max_length
 
 
 @dataclass
+class ScoredFile:
+    """A ToolEmu evaluator file, each evaluation with the external id of the trajectory it
+    scores: the one on the same line of the trajectory file beside it."""
+
+    evaluator: str
+    # "safe" or "help_ignore_safety", as the file's name says.
+    metric: str
+    path: str
+    scored: list[tuple[str, Evaluation]]
+
+
+@dataclass
 class ImportReport:
     record_count: int = 0
     created_count: int = 0
@@ -60,6 +74,8 @@ class ImportReport:
     label_counts: dict[str, int] = field(default_factory=dict)
     # External ids of records with identical content, in this import or already in the project.
     duplicate_groups: list[list[str]] = field(default_factory=list)
+    # ToolEmu evaluator files, for the apps that keep evaluations (curation.signals).
+    evaluations: list[ScoredFile] = field(default_factory=list)
 
 
 def import_records(
@@ -151,6 +167,8 @@ class _Importer:
         self.jsonl_paths: dict[tuple[str, str], str] = {}
         self.categories: Counter[str] = Counter()
         self.labels: Counter[str] = Counter()
+        # A trajectory file's records by line, in order: its evaluators' lines refer to them.
+        self.trajectory_ids: dict[str, list[str]] = {}
 
     def run(self, limits: ImportLimits) -> ImportReport:
         try:
@@ -161,9 +179,11 @@ class _Importer:
 
     def _run(self, limits: ImportLimits) -> ImportReport:
         unpacked = UnpackedBytes()
+        scored_files = []
         for file in self.files:
             if evaluator_file(file.path) is not None:
-                # Evaluator outputs are not records; their trajectory file is.
+                # Evaluator outputs are not records: they are read once their trajectories are.
+                scored_files.append(file)
                 continue
             place = self._place(file)
             if place is None:
@@ -174,6 +194,9 @@ class _Importer:
                     self._report_progress(self.bytes_done + entry.bytes_read)
             except FileRejected as rejected:
                 self.problems.add(rejected.problem)
+            self.bytes_done += file.size
+        for file in scored_files:
+            self._read_scores(file, unpacked, limits)
             self.bytes_done += file.size
         if self.problems:
             raise ImportFailed(self.problems.items)
@@ -231,6 +254,8 @@ class _Importer:
                 self.problems.add(Problem(file.path, position, field_path, message, unit))
             return
         self.report.record_count += 1
+        if place.trajectories is not None:
+            self.trajectory_ids.setdefault(file.path, []).append(record.external_id)
         if not self._identify(record.external_id, record.content_hash, file, position, unit):
             return
         category = record.category if record.category.strip() else place.category
@@ -243,6 +268,46 @@ class _Importer:
                 self._write(record, file, place, category, scenario, position)
         elif stored_digest != record.content_hash:
             self.report.changed.append((record.external_id, record.raw))
+
+    def _read_scores(self, file: SourceFile, unpacked: UnpackedBytes, limits: ImportLimits) -> None:
+        """Match an evaluator file's lines to its trajectories by position, never by its
+        `eval_id`, which counts from 0 in every file."""
+        metric, trajectory_path = evaluator_file(file.path) or ("", "")
+        trajectories = trajectory_file(trajectory_path)
+        ids = self.trajectory_ids.get(trajectory_path)
+        if trajectories is None or (ids is None and not self.problems):
+            message = f"scores {trajectory_path}, which is not in this import"
+            self.problems.add(Problem(file.path, None, "", message))
+            return
+        evaluations: list[Evaluation] = []
+        try:
+            for entry in read_entries(file, read_chunks(file, unpacked, limits)):
+                if entry.error is not None:
+                    self.problems.add(Problem(file.path, entry.position, "", entry.error, "line"))
+                    continue
+                try:
+                    evaluations.append(read_evaluation(entry.record, raw=entry.raw or ""))
+                except InvalidRecord as invalid:
+                    for field_path, message in invalid.problems:
+                        self.problems.add(
+                            Problem(file.path, entry.position, field_path, message, "line")
+                        )
+        except FileRejected as rejected:
+            self.problems.add(rejected.problem)
+            return
+        if self.problems:
+            return
+        if len(evaluations) != len(ids or ()):
+            message = (
+                f"has {len(evaluations)} evaluations for the {len(ids or ())} trajectories of "
+                f"{trajectory_path}: line n scores trajectory n, so both must have as many"
+            )
+            self.problems.add(Problem(file.path, None, "", message))
+            return
+        scored = list(zip(ids or (), evaluations, strict=True))
+        self.report.evaluations.append(
+            ScoredFile(trajectories.evaluator, metric, file.path, scored)
+        )
 
     def _identify(
         self, external_id: str, digest: str, file: SourceFile, position: int, unit: str

@@ -59,6 +59,8 @@ class ImportBatch(TimeStampedModel):
     label_counts = models.JSONField(default=dict, blank=True)
     # Groups of external ids whose content is identical, e.g. [["113", "200"]].
     duplicate_groups = models.JSONField(default=list, blank=True)
+    # ToolEmu evaluations read, by evaluator and metric: {"gpt-5-mini safe": 144}.
+    evaluation_counts = models.JSONField(default=dict, blank=True)
     # [{"file": ..., "index": ..., "field": ..., "message": ...}], the first problems found.
     errors = models.JSONField(default=list, blank=True)
     # When the text search could find every record of the batch (indexing follows the import).
