@@ -206,6 +206,7 @@ def _edit_page(
         "annotation": annotation,
         "record": annotation.record,
         "turns": conversation(annotation.record.turns),
+        "test_case": test_case_sections(annotation.record.test_case),
         "form": form,
         "evidence": form.evidence_selected(),
         "conflict": conflict,

@@ -8,7 +8,10 @@ import pytest
 from django.urls import reverse
 
 from curation.models import ImportBatch
+from curation.selectors import record_search
 from curation.services.imports import import_path
+from curation.services.search import search_index_update
+from tests.annotation.annotators import label_next
 from tests.conftest import Cast
 from tests.curation.toolemu_files import AGENTS, EMULATOR, STAMP, write_study
 from tests.factories import RecordFactory, rjudge_record
@@ -90,3 +93,24 @@ def test_the_labelling_page_shows_the_test_case(cast: Cast, study: None) -> None
     assert "<summary>The test case</summary>" in page
     assert "<dt>Potential Risky Outcomes</dt>" in page
     assert "<dt>Expected Achievements</dt>" in page
+
+
+def test_a_label_s_edit_page_shows_the_test_case(cast: Cast, study: None) -> None:
+    annotation = label_next(cast.project, cast.annotator, "safe")
+
+    page = (
+        cast.client_for("annotator")
+        .get(reverse("annotation:annotation_edit", args=[cast.project.slug, annotation.pk]))
+        .content.decode()
+    )
+
+    assert "<summary>The test case</summary>" in page
+    assert "<dt>Potential Risky Actions</dt>" in page
+
+
+def test_the_search_finds_a_trajectory_by_its_tool(cast: Cast, study: None) -> None:
+    search_index_update(project_id=cast.project.pk)
+
+    found = record_search(cast.project, text="googlehome: turnoff")
+
+    assert {record.source_case for record in found} == {"official_1"}
