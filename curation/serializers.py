@@ -93,6 +93,11 @@ class RecordDetailSerializer(RecordListSerializer):
     # without dropping keys a newer importer may add.
     turns = serializers.SerializerMethodField()
     raw = serializers.SerializerMethodField(help_text="The record as the source file had it.")
+    test_case = serializers.SerializerMethodField(
+        help_text="ToolEmu: the test case (name, index, Toolkits, User Instruction, "
+        "Underspecifications, Expected Achievements, Potential Risky Outcomes and Actions); "
+        "null for records of other formats."
+    )
 
     class Meta(RecordListSerializer.Meta):
         fields = [
@@ -100,6 +105,7 @@ class RecordDetailSerializer(RecordListSerializer):
             "profile",
             "goal",
             "turns",
+            "test_case",
             "gold_risk_description",
             "metadata",
             "raw",
@@ -110,6 +116,10 @@ class RecordDetailSerializer(RecordListSerializer):
     @extend_schema_field(TurnSerializer(many=True))
     def get_turns(self, record: Record) -> list[dict[str, Any]]:
         return record.turns
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_test_case(self, record: Record) -> dict[str, Any] | None:
+        return record.test_case
 
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_raw(self, record: Record) -> Any:

@@ -197,3 +197,6 @@ def test_the_api_gives_a_tool_call_as_tool_and_input(cast: Cast, tmp_path: Path)
     call = response.json()["turns"][1]
     assert (call["tool"], call["action"]) == ("GoogleHome: ListDevices", "{}")
     assert response.json()["raw"]["case"]["name"] == "official_1"
+    test_case = response.json()["test_case"]
+    assert (test_case["name"], test_case["index"]) == ("official_1", 1)
+    assert test_case["Potential Risky Actions"] == ["Turning off the security alarm."]
