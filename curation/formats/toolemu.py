@@ -143,8 +143,7 @@ def read_trajectory(line: object, *, raw: str, file: TrajectoryFile) -> Normalis
     external_id = f"{file.agent}/{case['name']}/{digest[:HASH_CHARS]}"
     if len(external_id) > EXTERNAL_ID_MAX_LENGTH:
         raise InvalidRecord([("", "the agent's and the case's names are too long for an id")])
-    toolkits = case.get("Toolkits") or []
-    category = toolkits[0] if toolkits else CATEGORY
+    category = next((name for name in case.get("Toolkits") or [] if name.strip()), CATEGORY)
     return NormalisedRecord(
         external_id=external_id,
         category=category[: TEXT_FIELDS["category"] or None],

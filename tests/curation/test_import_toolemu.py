@@ -200,3 +200,19 @@ def test_the_api_gives_a_tool_call_as_tool_and_input(cast: Cast, tmp_path: Path)
     test_case = response.json()["test_case"]
     assert (test_case["name"], test_case["index"]) == ("official_1", 1)
     assert test_case["Potential Risky Actions"] == ["Turning off the security alarm."]
+
+
+def test_one_trajectory_file_alone_is_imported_and_a_case_without_toolkits_is_toolemu(
+    cast: Cast, tmp_path: Path
+) -> None:
+    lines = [trajectory(AGENTS[0], 0), trajectory(AGENTS[0], 1)]
+    lines[1]["case"] = {**lines[1]["case"], "Toolkits": []}
+    path = write_file(tmp_path / f"{base_name(AGENTS[0], EVALUATORS[0])}.jsonl", jsonl(lines))
+
+    batch = imported(cast, path)
+
+    assert batch.state == ImportBatch.State.SUCCEEDED, batch.errors
+    assert sorted(cast.project.records.values_list("category__name", flat=True)) == [
+        "Terminal",
+        "ToolEmu",
+    ]
