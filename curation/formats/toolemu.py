@@ -63,6 +63,8 @@ _READ_FIELDS = frozenset(
 )
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
 HASH_CHARS = 12
+# The longest agent, emulator, case and replicate a record's source columns hold.
+SOURCE_MAX_LENGTH = 200
 CATEGORY = "ToolEmu"
 
 Turn = dict[str, Any]
@@ -138,15 +140,27 @@ def read_trajectory(line: object, *, raw: str, file: TrajectoryFile) -> Normalis
     turns = _turns(line, problems)
     if problems:
         raise InvalidRecord(problems)
+    category = next((name for name in case.get("Toolkits") or [] if name.strip()), CATEGORY)
+    too_long = [
+        (field, f"{what} is longer than {limit} characters")
+        for field, what, value, limit in (
+            ("case.Toolkits", "the first toolkit", category, TEXT_FIELDS["category"] or 0),
+            ("", "the agent in the file name", file.agent, SOURCE_MAX_LENGTH),
+            ("", "the emulator in the file name", file.emulator, SOURCE_MAX_LENGTH),
+            ("", "the run in the file name", file.replicate, SOURCE_MAX_LENGTH),
+        )
+        if len(value) > limit
+    ]
+    if too_long:
+        raise InvalidRecord(too_long)
     digest = hashlib.sha256(orjson.dumps(line, option=orjson.OPT_SORT_KEYS)).hexdigest()
     # The same trajectory may come twice (in each evaluator's folder): its content names it.
     external_id = f"{file.agent}/{case['name']}/{digest[:HASH_CHARS]}"
     if len(external_id) > EXTERNAL_ID_MAX_LENGTH:
         raise InvalidRecord([("", "the agent's and the case's names are too long for an id")])
-    category = next((name for name in case.get("Toolkits") or [] if name.strip()), CATEGORY)
     return NormalisedRecord(
         external_id=external_id,
-        category=category[: TEXT_FIELDS["category"] or None],
+        category=category,
         scenario=case["name"],
         profile="",
         goal="",

@@ -216,3 +216,16 @@ def test_one_trajectory_file_alone_is_imported_and_a_case_without_toolkits_is_to
         "Terminal",
         "ToolEmu",
     ]
+
+
+def test_a_toolkit_name_too_long_for_a_category_is_refused(cast: Cast, tmp_path: Path) -> None:
+    line = trajectory(AGENTS[0], 0)
+    line["case"] = {**line["case"], "Toolkits": ["T" * 101]}
+    path = write_file(tmp_path / f"{base_name(AGENTS[0], EVALUATORS[0])}.jsonl", jsonl([line]))
+
+    batch = imported(cast, path)
+
+    assert batch.state == ImportBatch.State.FAILED
+    assert [(e["index"], e["field"], e["message"]) for e in batch.errors] == [
+        (1, "case.Toolkits", "the first toolkit is longer than 100 characters")
+    ]
