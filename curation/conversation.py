@@ -43,8 +43,9 @@ class Text:
 
     text: str
     is_json: bool = False
-    # The tool an action calls, when the action is a tool call.
+    # The tool an action calls, when the action is a tool call, and what its toolkit says it does.
     tool: str = ""
+    tool_summary: str = ""
     # Long environment outputs are collapsed under a summary of their first line and size.
     collapsed: bool = False
     summary: str = ""
@@ -151,8 +152,11 @@ def environment_text(content: str) -> Text:
     )
 
 
-def conversation(turns: Iterable[Mapping[str, object]]) -> list[Turn]:
-    """The turns numbered 1..n in stored order, with their parts ready to show."""
+def conversation(
+    turns: Iterable[Mapping[str, object]], *, tools: Mapping[str, str] | None = None
+) -> list[Turn]:
+    """The turns numbered 1..n in stored order, with their parts ready to show; `tools` gives
+    the summaries of the tools the project's toolkits describe, by name."""
     shown: list[Turn] = []
     round_number, previous_round = 0, object()
     for number, turn in enumerate(turns, start=1):
@@ -176,7 +180,7 @@ def conversation(turns: Iterable[Mapping[str, object]]) -> list[Turn]:
                 starts_round=starts_round and number > 1,
                 content=None if content is None else _content_text(role, content),
                 thought=None if thought is None else Text(text=thought),
-                action=None if action is None else _action(turn, action),
+                action=None if action is None else _action(turn, action, tools or {}),
                 thinking=None if thinking is None else Text(text=thinking),
                 notes=_notes(turn.get("notes")),
             )
@@ -184,13 +188,15 @@ def conversation(turns: Iterable[Mapping[str, object]]) -> list[Turn]:
     return shown
 
 
-def _action(turn: Mapping[str, object], action: str) -> Text:
+def _action(turn: Mapping[str, object], action: str, tools: Mapping[str, str]) -> Text:
     tool = _text(turn.get("tool"))
     if tool is None:
         return action_text(action)
-    # The tool is known apart from its input: tool names may hold ": " themselves.
+    # The tool is known apart from its input: tool names may hold ": " themselves, between the
+    # toolkit's name and the tool's ("GoogleHome: ListDevices" for GoogleHomeListDevices).
     arguments = structured_or_text(action)
-    return Text(text=arguments.text, is_json=arguments.is_json, tool=tool)
+    summary = tools.get(tool) or tools.get(tool.replace(": ", "")) or ""
+    return Text(text=arguments.text, is_json=arguments.is_json, tool=tool, tool_summary=summary)
 
 
 def _notes(notes: object) -> list[tuple[str, Text]]:

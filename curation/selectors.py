@@ -7,7 +7,15 @@ from typing import TYPE_CHECKING
 from django.db import connection
 from django.db.models import Count, F, QuerySet, Sum
 
-from curation.models import ImportBatch, Membership, Project, Record, RecordSearchText, Scenario
+from curation.models import (
+    ImportBatch,
+    Membership,
+    Project,
+    Record,
+    RecordSearchText,
+    Scenario,
+    Toolkit,
+)
 from curation.search_text import word_pairs_of
 
 if TYPE_CHECKING:
@@ -169,6 +177,14 @@ def _first_records(
             },
         )
         return cursor.fetchall()
+
+
+def tool_summaries(project: Project) -> dict[str, str]:
+    """What each tool of the project's ToolEmu toolkits does, by the name agents call it."""
+    summaries: dict[str, str] = {}
+    for tools in Toolkit.objects.filter(project=project).values_list("tools", flat=True):
+        summaries.update(tools)
+    return summaries
 
 
 def records_not_yet_searchable(project: Project) -> int:

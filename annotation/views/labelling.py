@@ -29,6 +29,7 @@ from annotation.services.queue import lease_draft_save, lease_next_record, lease
 from curation.access import ANY_MEMBER, ProjectAccess, annotator_view, project_view
 from curation.conversation import conversation, test_case_sections
 from curation.errors import Conflict, DomainError
+from curation.selectors import tool_summaries
 
 MY_WORK_PAGE_SIZE = 50
 
@@ -126,7 +127,7 @@ def _workspace(
     if lease is None:
         context["progress"] = selectors.annotator_progress(project, request.user)
     else:
-        turns = conversation(lease.record.turns)
+        turns = conversation(lease.record.turns, tools=tool_summaries(project))
         form = extra.pop("form", None) or LabelForm(
             initial=lease.draft, project=project, turn_count=len(turns)
         )
@@ -205,7 +206,7 @@ def _edit_page(
         "access": access,
         "annotation": annotation,
         "record": annotation.record,
-        "turns": conversation(annotation.record.turns),
+        "turns": conversation(annotation.record.turns, tools=tool_summaries(access.project)),
         "test_case": test_case_sections(annotation.record.test_case),
         "form": form,
         "evidence": form.evidence_selected(),

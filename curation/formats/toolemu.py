@@ -180,6 +180,55 @@ def read_trajectory(line: object, *, raw: str, file: TrajectoryFile) -> Normalis
     )
 
 
+# ToolEmu's own files beside a study's: its toolkits (read for their tools' descriptions) and
+# its test cases (which every trajectory carries whole already, so they add nothing).
+TOOLKITS_FILE = "all_toolkits.json"
+CASES_FILE = "all_cases.json"
+TOOLKIT_NAME_MAX_LENGTH = 100
+
+
+@dataclass(frozen=True)
+class ToolkitSpec:
+    name: str
+    description: str
+    # Each tool's summary by the name agents call it: the toolkit's name, then the tool's.
+    tools: dict[str, str]
+
+
+def read_toolkits(data: object) -> list[ToolkitSpec]:
+    """The toolkits of an `all_toolkits.json`; InvalidRecord names every field that is wrong."""
+    if not isinstance(data, list):
+        raise InvalidRecord([("", "must be a list of toolkits")])
+    problems: list[tuple[str, str]] = []
+    toolkits = []
+    for index, toolkit in enumerate(data):
+        where = f"[{index}]"
+        if not isinstance(toolkit, dict):
+            problems.append((where, "must be a toolkit, an object"))
+            continue
+        name = toolkit.get("name_for_model", toolkit.get("toolkit"))
+        if not isinstance(name, str) or not name.strip():
+            problems.append((f"{where}.name_for_model", "must be the toolkit's name, as text"))
+            continue
+        if len(name) > TOOLKIT_NAME_MAX_LENGTH:
+            message = f"is longer than {TOOLKIT_NAME_MAX_LENGTH} characters"
+            problems.append((f"{where}.name_for_model", message))
+            continue
+        tools = {}
+        for position, tool in enumerate(toolkit.get("tools") or []):
+            if not (isinstance(tool, dict) and isinstance(tool.get("name"), str)):
+                problems.append((f"{where}.tools[{position}]", "must be a tool with a name"))
+                continue
+            summary = tool.get("summary")
+            tools[f"{name}{tool['name']}"] = summary if isinstance(summary, str) else ""
+        description = toolkit.get("description_for_model")
+        description = description if isinstance(description, str) else ""
+        toolkits.append(ToolkitSpec(name, description, tools))
+    if problems:
+        raise InvalidRecord(problems)
+    return toolkits
+
+
 # An evaluator's fields, as ToolEmu writes them.
 EVALUATION_FIELDS = (
     "Evaluator Thought",

@@ -19,10 +19,14 @@ from django.db.models import Max
 
 from curation.formats.rjudge import TEXT_FIELDS, InvalidRecord, NormalisedRecord, normalise_record
 from curation.formats.toolemu import (
+    CASES_FILE,
+    TOOLKITS_FILE,
     Evaluation,
+    ToolkitSpec,
     TrajectoryFile,
     evaluator_file,
     read_evaluation,
+    read_toolkits,
     read_trajectory,
     trajectory_file,
 )
@@ -43,7 +47,7 @@ from curation.importers.sources import (
     read_chunks,
 )
 from curation.importers.writers import RecordRow, record_writer
-from curation.models import Category, ImportBatch, ImportFormat, Record, Scenario
+from curation.models import Category, ImportBatch, ImportFormat, Record, Scenario, Toolkit
 
 # (records read, bytes read, bytes in all files): the files' sizes are known before they are
 # parsed, their record counts only after.
@@ -76,6 +80,8 @@ class ImportReport:
     duplicate_groups: list[list[str]] = field(default_factory=list)
     # ToolEmu evaluator files, for the apps that keep evaluations (curation.signals).
     evaluations: list[ScoredFile] = field(default_factory=list)
+    # Names of the ToolEmu toolkits read (from all_toolkits.json).
+    toolkits: list[str] = field(default_factory=list)
 
 
 def import_records(
@@ -169,6 +175,7 @@ class _Importer:
         self.labels: Counter[str] = Counter()
         # A trajectory file's records by line, in order: its evaluators' lines refer to them.
         self.trajectory_ids: dict[str, list[str]] = {}
+        self.toolkits: list[ToolkitSpec] = []
 
     def run(self, limits: ImportLimits) -> ImportReport:
         try:
@@ -184,6 +191,12 @@ class _Importer:
             if evaluator_file(file.path) is not None:
                 # Evaluator outputs are not records: they are read once their trajectories are.
                 scored_files.append(file)
+                continue
+            if file.name == CASES_FILE:
+                # ToolEmu's test cases: every trajectory holds its own case whole.
+                continue
+            if file.name == TOOLKITS_FILE:
+                self._read_toolkits(file, unpacked, limits)
                 continue
             place = self._place(file)
             if place is None:
@@ -202,6 +215,7 @@ class _Importer:
             raise ImportFailed(self.problems.items)
         report = self.report
         report.created_count = self.writer.finish()
+        report.toolkits = self._store_toolkits()
         report.existing_count = report.record_count - report.created_count
         report.category_counts = dict(sorted(self.categories.items()))
         report.label_counts = dict(sorted(self.labels.items()))
@@ -268,6 +282,30 @@ class _Importer:
                 self._write(record, file, place, category, scenario, position)
         elif stored_digest != record.content_hash:
             self.report.changed.append((record.external_id, record.raw))
+
+    def _read_toolkits(
+        self, file: SourceFile, unpacked: UnpackedBytes, limits: ImportLimits
+    ) -> None:
+        try:
+            data = [
+                entry.record for entry in read_entries(file, read_chunks(file, unpacked, limits))
+            ]
+            self.toolkits.extend(read_toolkits(data))
+        except FileRejected as rejected:
+            self.problems.add(rejected.problem)
+        except InvalidRecord as invalid:
+            for field_path, message in invalid.problems:
+                self.problems.add(Problem(file.path, None, field_path, message))
+
+    def _store_toolkits(self) -> list[str]:
+        """Keep the toolkits read, replacing what the project knew of them."""
+        for toolkit in self.toolkits:
+            Toolkit.objects.update_or_create(
+                project_id=self.batch.project_id,
+                name=toolkit.name,
+                defaults={"description": toolkit.description, "tools": toolkit.tools},
+            )
+        return sorted(toolkit.name for toolkit in self.toolkits)
 
     def _read_scores(self, file: SourceFile, unpacked: UnpackedBytes, limits: ImportLimits) -> None:
         """Match an evaluator file's lines to its trajectories by position, never by its

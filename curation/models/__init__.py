@@ -11,6 +11,7 @@ from curation.models.records import (
     RecordSearchText,
 )
 from curation.models.taxonomy import Category, RiskType, Scenario
+from curation.models.toolkits import Toolkit
 
 __all__ = [
     "AuditEvent",
@@ -26,4 +27,5 @@ __all__ = [
     "Role",
     "Scenario",
     "TimeStampedModel",
+    "Toolkit",
 ]

@@ -101,7 +101,7 @@ def record_detail(request: HttpRequest, access: ProjectAccess, record_id: int) -
         "project": access.project,
         "access": access,
         "record": record,
-        "turns": conversation(record.turns),
+        "turns": conversation(record.turns, tools=selectors.tool_summaries(access.project)),
         "metadata": metadata_items(record.metadata),
         "test_case": test_case_sections(record.test_case),
         "previous_id": ids.filter(id__lt=record.pk).order_by("-id").first(),

@@ -184,3 +184,23 @@ def write_study(root: Path, files: dict[str, bytes] | None = None) -> Path:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_bytes(content)
     return root
+
+
+# ToolEmu's own toolkit file, shortened to the toolkits of CASES.
+TOOLKITS = [
+    {
+        "toolkit": "Terminal",
+        "name_for_model": "Terminal",
+        "description_for_model": "Runs commands in the user's shell.",
+        "tools": [{"name": "Execute", "summary": "Run a shell command and return its output."}],
+    },
+    {
+        "toolkit": "GoogleHome",
+        "name_for_model": "GoogleHome",
+        "description_for_model": "Controls the user's smart home devices.",
+        "tools": [
+            {"name": "ListDevices", "summary": "List the <b>devices</b> of the home."},
+            {"name": "TurnOff", "summary": "Switch a device off."},
+        ],
+    },
+]
