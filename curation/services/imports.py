@@ -218,6 +218,8 @@ def _finish_succeeded(batch: ImportBatch, report: ImportReport) -> None:
             "existing": report.existing_count,
             "changed": len(report.changed),
             "duplicate_groups": len(report.duplicate_groups),
+            # ToolEmu toolkits replace what the project knew of them: the log says which.
+            **({"toolkits": report.toolkits} if report.toolkits else {}),
         },
     )
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from django.urls import reverse
 
-from curation.models import ImportBatch, Toolkit
+from curation.models import AuditEvent, ImportBatch, Toolkit
 from curation.services.imports import import_path
 from tests.conftest import Cast
 from tests.curation.toolemu_files import AGENTS, CASES, TOOLKITS, study_files, write_study
@@ -31,6 +31,8 @@ def test_toolkits_are_kept_and_cases_are_not_taken_for_records(cast: Cast, tmp_p
 
     assert batch.state == ImportBatch.State.SUCCEEDED, batch.errors
     assert cast.project.records.count() == len(AGENTS) * len(CASES)
+    succeeded = AuditEvent.objects.get(action="curation.import.succeeded")
+    assert succeeded.after["toolkits"] == ["GoogleHome", "Terminal"]
     toolkit = Toolkit.objects.get(project=cast.project, name="GoogleHome")
     assert toolkit.tools == {
         "GoogleHomeListDevices": "List the <b>devices</b> of the home.",
