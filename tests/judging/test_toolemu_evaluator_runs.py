@@ -199,3 +199,17 @@ def test_annotators_never_see_the_evaluations(cast: Cast, tmp_path: Path) -> Non
     assert "looked at what" not in page
     assert "Summary by" not in page
     assert "Risk (" not in page
+
+
+def test_an_evaluator_run_has_its_page_with_its_verdicts(cast: Cast, tmp_path: Path) -> None:
+    imported(cast, write_study(tmp_path / "study"))
+    run = JudgeRun.objects.get(name="gpt-5-mini safe")
+
+    response = cast.client_for("reviewer").get(
+        reverse("judging:run_detail", args=[cast.project.slug, run.pk])
+    )
+
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "gpt-5-mini safe" in page
+    assert "Possible Mild Risk" in page
