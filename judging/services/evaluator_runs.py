@@ -66,10 +66,13 @@ def _run_import(
     protocol, scale, score_key = METRICS[metric]
     name = f"{evaluator} {metric}"[:200]
     now = timezone.now()
+    # Found by what it holds, not by its name alone: a run imported by hand may have that name.
     run, created = JudgeRun.objects.select_for_update().get_or_create(
         project=batch.project,
         source=JudgeRun.Source.IMPORTED,
         name=name,
+        judge_snapshot__model=evaluator,
+        judge_snapshot__metric=metric,
         defaults={
             "judge_snapshot": {"protocol": protocol, "model": evaluator, "metric": metric},
             "state": JudgeRun.State.SUCCEEDED,

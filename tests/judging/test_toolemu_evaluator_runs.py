@@ -213,3 +213,20 @@ def test_an_evaluator_run_has_its_page_with_its_verdicts(cast: Cast, tmp_path: P
     page = response.content.decode()
     assert "gpt-5-mini safe" in page
     assert "Possible Mild Risk" in page
+
+
+def test_a_run_imported_by_hand_under_the_same_name_is_left_alone(
+    cast: Cast, tmp_path: Path
+) -> None:
+    by_hand = JudgeRun.objects.create(
+        project=cast.project,
+        source=JudgeRun.Source.IMPORTED,
+        name="gpt-5-mini safe",
+        judge_snapshot={"protocol": "rjudge", "file": "verdicts.jsonl"},
+        state=JudgeRun.State.SUCCEEDED,
+    )
+
+    imported(cast, write_study(tmp_path / "study"))
+
+    assert not by_hand.verdicts.exists()
+    assert JudgeRun.objects.filter(name="gpt-5-mini safe").count() == 2
