@@ -7,15 +7,7 @@ from typing import TYPE_CHECKING
 from django.db import connection
 from django.db.models import Count, F, QuerySet, Sum
 
-from curation.models import (
-    ImportBatch,
-    Membership,
-    Project,
-    Record,
-    RecordSearchText,
-    Scenario,
-    Toolkit,
-)
+from curation.models import ImportBatch, Membership, Project, Record, RecordSearchText, Scenario
 from curation.search_text import word_pairs_of
 
 if TYPE_CHECKING:
@@ -179,17 +171,17 @@ def _first_records(
         return cursor.fetchall()
 
 
-def tool_summaries(project: Project) -> dict[str, str]:
-    """What each tool of the project's ToolEmu toolkits does, by the name agents call it."""
-    summaries: dict[str, str] = {}
-    for tools in Toolkit.objects.filter(project=project).values_list("tools", flat=True):
-        summaries.update(tools)
-    return summaries
-
-
 def records_not_yet_searchable(project: Project) -> int:
     """Imported records whose text the search cannot find yet: indexing follows an import."""
     pending = project.import_batches.filter(
         state=ImportBatch.State.SUCCEEDED, searchable_at__isnull=True
     ).aggregate(records=Sum("created_count"))
     return pending["records"] or 0
+
+
+def tool_summaries(project: Project) -> dict[str, str]:
+    """What each tool of the project's ToolEmu toolkits does, by the name agents call it."""
+    summaries: dict[str, str] = {}
+    for tools in project.toolkits.values_list("tools", flat=True):
+        summaries.update(tools)
+    return summaries
