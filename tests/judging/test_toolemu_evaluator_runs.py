@@ -230,3 +230,14 @@ def test_a_run_imported_by_hand_under_the_same_name_is_left_alone(
 
     assert not by_hand.verdicts.exists()
     assert JudgeRun.objects.filter(name="gpt-5-mini safe").count() == 2
+
+
+def test_the_imports_api_reports_the_evaluations(cast: Cast, tmp_path: Path) -> None:
+    batch = imported(cast, write_study(tmp_path / "study"))
+
+    response = cast.client_for("manager").get(
+        f"/api/projects/{cast.project.slug}/imports/{batch.pk}/"
+    )
+
+    assert response.status_code == 200
+    assert response.json()["evaluation_counts"] == dict.fromkeys(RUN_NAMES, 6)
