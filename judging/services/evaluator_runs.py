@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from curation.formats.toolemu import Evaluation
@@ -94,7 +94,7 @@ def _run_import(
         judged.add(record_id)
         outcome = _outcome(evaluation, scale, score_key)
         verdicts.append(verdict_from_outcome(record_id, outcome, run=run))
-    Verdict.objects.bulk_create(verdicts)
+    _verdicts_write(verdicts)
     run.record_ids = sorted(judged)
     run.total = len(judged)
     run.valid_count += sum(v.parse_status == Verdict.Parse.VALID for v in verdicts)
@@ -118,3 +118,37 @@ def _outcome(evaluation: Evaluation, scale: Scale, score_key: str) -> Outcome:
         # quantitative score when that field is empty.
         fields[SCORE] = evaluation.scores[score_key]
     return outcome_from_fields(fields, scale, raw_output=evaluation.raw)
+
+
+# The columns an imported verdict fills; the others keep their defaults.
+_COLUMNS = (
+    "run_id",
+    "record_id",
+    "label",
+    "score",
+    "score_label",
+    "analysis",
+    "raw_output",
+    "parse_status",
+    "tokens_in",
+    "tokens_out",
+    "latency_ms",
+    "attempts",
+    "error",
+    "created_at",
+)
+
+
+def _verdicts_write(verdicts: list[Verdict]) -> None:
+    """Insert the verdicts: through COPY on PostgreSQL, where a study's 15,000 evaluations with
+    their long analyses took 8 s as INSERTs, most of it spent quoting the text into them."""
+    if connection.vendor != "postgresql":
+        Verdict.objects.bulk_create(verdicts)
+        return
+    now = timezone.now()
+    statement = f"COPY {Verdict._meta.db_table} ({', '.join(_COLUMNS)}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.copy(statement) as copy:
+        for verdict in verdicts:
+            copy.write_row(
+                [now if name == "created_at" else getattr(verdict, name) for name in _COLUMNS]
+            )
