@@ -185,3 +185,28 @@ def tool_summaries(project: Project) -> dict[str, str]:
     for tools in project.toolkits.values_list("tools", flat=True):
         summaries.update(tools)
     return summaries
+
+
+# A project's distinct source agents, walking the record_by_source_agent index from one agent to
+# the next: an index probe per agent, where DISTINCT reads an index entry per record (and most
+# projects' records have no agent at all).
+SOURCE_AGENTS_SQL = """
+WITH RECURSIVE agents(agent) AS (
+    SELECT MIN(source_agent) FROM {table} WHERE project_id = %(project)s AND source_agent > ''
+    UNION ALL
+    SELECT (
+        SELECT MIN(source_agent) FROM {table}
+        WHERE project_id = %(project)s AND source_agent > agents.agent
+    )
+    FROM agents WHERE agent IS NOT NULL
+)
+SELECT agent FROM agents WHERE agent IS NOT NULL
+"""
+
+
+def source_agents(project: Project) -> list[str]:
+    """The agents (models) the project's records name as their source, in order."""
+    sql = SOURCE_AGENTS_SQL.format(table=connection.ops.quote_name(Record._meta.db_table))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, {"project": project.pk})
+        return [agent for (agent,) in cursor.fetchall()]

@@ -121,10 +121,7 @@ def _filter_form(project: Project, data: QueryDict) -> RecordFilterForm:
         .distinct()
         .order_by("name"),
         "attack_type": _attack_types(project),
-        "agent": project.records.exclude(source_agent="")
-        .values_list("source_agent", flat=True)
-        .distinct()
-        .order_by("source_agent"),
+        "agent": selectors.source_agents(project),
     }
     for name, values in offered.items():
         # A value from a link or a bookmark stays selected though no record has it any more.
