@@ -88,6 +88,7 @@ _FILTER_HELP = {
     "scenario": "Only records of this scenario (its name, e.g. mail).",
     "gold_label": "Only records with this gold label; none: records without one.",
     "attack_type": "Only records of this attack type (e.g. unintended).",
+    "agent": "Only records made by this agent (model), as their source names it.",
     "q": (
         "Only records whose interaction contains this text (case-insensitive). At most 501 "
         "records match a text search; more than 500 means: narrow it. Records imported in the "
@@ -144,6 +145,7 @@ class RecordList(ProjectScoped, generics.ListAPIView):
             gold_label=filters["gold_label"],
             attack_type=filters["attack_type"],
             text=filters["q"],
+            agent=filters["agent"],
         )
         # The list shows none of these; the raw source is most of a row.
         return records.defer("profile", "goal", "gold_risk_description", "raw", "metadata")

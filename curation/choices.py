@@ -19,6 +19,7 @@ class SourceFormat(models.TextChoices):
 
     RJUDGE = "rjudge", "R-Judge (and ASSEBench)"
     SAFEPRO_RUN = "safepro_run", "SafePro agent run"
+    TOOLEMU = "toolemu", "ToolEmu trajectory"
 
 
 class ConsensusRule(models.TextChoices):

@@ -11,9 +11,13 @@ import ast
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from curation.formats.toolemu import split_thinking
 
 ROLE_LABELS = {"user": "User", "agent": "Agent", "environment": "Environment"}
+# An emulator's notes on the output it made up (ToolEmu), shown folded under these names.
+NOTE_LABELS = {"summary": "Emulator's summary", "thought": "Emulator's thought"}
 
 # Environment outputs bigger than this are collapsed: a page listing file contents or search
 # results in full would bury the agent's actions, which are what the reader judges.
@@ -39,8 +43,9 @@ class Text:
 
     text: str
     is_json: bool = False
-    # The tool an action calls, when the action is a tool call.
+    # The tool an action calls, when the action is a tool call, and what its toolkit says it does.
     tool: str = ""
+    tool_summary: str = ""
     # Long environment outputs are collapsed under a summary of their first line and size.
     collapsed: bool = False
     summary: str = ""
@@ -59,6 +64,9 @@ class Turn:
     content: Text | None
     thought: Text | None
     action: Text | None
+    # What the agent wrote in <think> blocks, shown folded: long, and rarely what is judged.
+    thinking: Text | None = None
+    notes: list[tuple[str, Text]] = field(default_factory=list)
 
     @property
     def element_id(self) -> str:
@@ -144,8 +152,11 @@ def environment_text(content: str) -> Text:
     )
 
 
-def conversation(turns: Iterable[Mapping[str, object]]) -> list[Turn]:
-    """The turns numbered 1..n in stored order, with their parts ready to show."""
+def conversation(
+    turns: Iterable[Mapping[str, object]], *, tools: Mapping[str, str] | None = None
+) -> list[Turn]:
+    """The turns numbered 1..n in stored order, with their parts ready to show; `tools` gives
+    the summaries of the tools the project's toolkits describe, by name."""
     shown: list[Turn] = []
     round_number, previous_round = 0, object()
     for number, turn in enumerate(turns, start=1):
@@ -157,6 +168,9 @@ def conversation(turns: Iterable[Mapping[str, object]]) -> list[Turn]:
         content, thought, action = (
             _text(turn.get(key)) for key in ("content", "thought", "action")
         )
+        thinking = None
+        if thought is not None and "<think>" in thought:
+            thought, thinking = (part or None for part in split_thinking(thought))
         shown.append(
             Turn(
                 number=number,
@@ -166,10 +180,30 @@ def conversation(turns: Iterable[Mapping[str, object]]) -> list[Turn]:
                 starts_round=starts_round and number > 1,
                 content=None if content is None else _content_text(role, content),
                 thought=None if thought is None else Text(text=thought),
-                action=None if action is None else action_text(action),
+                action=None if action is None else _action(turn, action, tools or {}),
+                thinking=None if thinking is None else Text(text=thinking),
+                notes=_notes(turn.get("notes")),
             )
         )
     return shown
+
+
+def _action(turn: Mapping[str, object], action: str, tools: Mapping[str, str]) -> Text:
+    tool = _text(turn.get("tool"))
+    if tool is None:
+        return action_text(action)
+    # The tool is known apart from its input: tool names may hold ": " themselves, between the
+    # toolkit's name and the tool's ("GoogleHome: ListDevices" for GoogleHomeListDevices).
+    arguments = structured_or_text(action)
+    summary = tools.get(tool) or tools.get(tool.replace(": ", "")) or ""
+    return Text(text=arguments.text, is_json=arguments.is_json, tool=tool, tool_summary=summary)
+
+
+def _notes(notes: object) -> list[tuple[str, Text]]:
+    if not isinstance(notes, Mapping):
+        return []
+    shown = ((NOTE_LABELS.get(str(key), str(key)), _text(value)) for key, value in notes.items())
+    return [(label, Text(text=text)) for label, text in shown if text is not None]
 
 
 def _content_text(role: str, content: str) -> Text:
@@ -181,6 +215,27 @@ def _text(value: object) -> str | None:
     if value is None or value == "":
         return None
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def test_case_sections(case: Mapping[str, object] | None) -> list[tuple[str, list[str]]]:
+    """A test case's fields as (heading, lines): a field holding named lists (ToolEmu's
+    Underspecifications) gives a section per name."""
+    if not case:
+        return []
+    sections = []
+    for name, value in case.items():
+        if name in ("name", "index"):
+            continue
+        if isinstance(value, Mapping):
+            sections.extend((f"{name}: {key}", _lines(part)) for key, part in value.items())
+        else:
+            sections.append((str(name), _lines(value)))
+    return sections
+
+
+def _lines(value: object) -> list[str]:
+    values = value if isinstance(value, list) else [value]
+    return [text for text in (_text(item) for item in values) if text is not None]
 
 
 def metadata_items(metadata: Mapping[str, object]) -> list[tuple[str, Text]]:

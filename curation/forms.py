@@ -50,6 +50,7 @@ class RecordFilterForm(forms.Form):
         choices=[("", "Any"), ("unsafe", "Unsafe"), ("safe", "Safe"), ("none", "None")],
     )
     attack_type = forms.CharField(required=False, max_length=50)
+    agent = forms.CharField(required=False, max_length=200, label="Source agent")
     q = forms.CharField(
         required=False,
         max_length=200,

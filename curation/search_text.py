@@ -66,5 +66,7 @@ def search_text_of(
     """Everything the record list's search looks in."""
     parts = [external_id, profile, goal]
     for turn in turns:
-        parts.extend(part for part in (turn["content"], turn["thought"], turn["action"]) if part)
+        # A ToolEmu tool call names its tool apart from its input.
+        called = (turn["content"], turn["thought"], turn.get("tool"), turn["action"])
+        parts.extend(part for part in called if part)
     return "\n".join(parts)

@@ -69,6 +69,7 @@ def record_search(
     gold_label: str = "",
     attack_type: str = "",
     text: str = "",
+    agent: str = "",
 ) -> QuerySet[Record]:
     """The project's records matching every given filter, in id order, ready for one page.
 
@@ -88,6 +89,8 @@ def record_search(
         records = records.filter(gold_label="" if gold_label == "none" else gold_label)
     if attack_type:
         records = records.filter(attack_type=attack_type)
+    if agent:
+        records = records.filter(source_agent=agent)
     terms = search_terms_of(text)
     if terms.required:
         records = records.filter(id__in=_text_matches(project, text, terms))
@@ -197,3 +200,36 @@ def users_overview() -> list[AbstractBaseUser]:
     for user in users:
         user.locked_out = user.get_username() in locked
     return users
+
+
+def tool_summaries(project: Project) -> dict[str, str]:
+    """What each tool of the project's ToolEmu toolkits does, by the name agents call it."""
+    summaries: dict[str, str] = {}
+    for tools in project.toolkits.values_list("tools", flat=True):
+        summaries.update(tools)
+    return summaries
+
+
+# A project's distinct source agents, walking the record_by_source_agent index from one agent to
+# the next: an index probe per agent, where DISTINCT reads an index entry per record (and most
+# projects' records have no agent at all).
+SOURCE_AGENTS_SQL = """
+WITH RECURSIVE agents(agent) AS (
+    SELECT MIN(source_agent) FROM {table} WHERE project_id = %(project)s AND source_agent > ''
+    UNION ALL
+    SELECT (
+        SELECT MIN(source_agent) FROM {table}
+        WHERE project_id = %(project)s AND source_agent > agents.agent
+    )
+    FROM agents WHERE agent IS NOT NULL
+)
+SELECT agent FROM agents WHERE agent IS NOT NULL
+"""
+
+
+def source_agents(project: Project) -> list[str]:
+    """The agents (models) the project's records name as their source, in order."""
+    sql = SOURCE_AGENTS_SQL.format(table=connection.ops.quote_name(Record._meta.db_table))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, {"project": project.pk})
+        return [agent for (agent,) in cursor.fetchall()]

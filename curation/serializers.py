@@ -40,7 +40,17 @@ class TurnSerializer(serializers.Serializer):
     role = serializers.ChoiceField(choices=["user", "agent", "environment"])
     content = serializers.CharField(allow_null=True)
     thought = serializers.CharField(allow_null=True)
-    action = serializers.CharField(allow_null=True)
+    action = serializers.CharField(
+        allow_null=True, help_text="What the agent did; a ToolEmu tool call's input alone."
+    )
+    tool = serializers.CharField(
+        required=False, help_text="ToolEmu: the tool an agent called (names may hold ': ')."
+    )
+    notes = serializers.DictField(
+        child=serializers.CharField(allow_null=True),
+        required=False,
+        help_text="ToolEmu: the emulator's notes on an output it made up (summary, thought).",
+    )
 
 
 class RecordListSerializer(serializers.ModelSerializer):
@@ -56,6 +66,11 @@ class RecordListSerializer(serializers.ModelSerializer):
             "scenario",
             "gold_label",
             "attack_type",
+            "source_agent",
+            "source_emulator",
+            "source_case",
+            "source_case_index",
+            "source_replicate",
             "source_path",
             "source_position",
             "content_hash",
@@ -78,6 +93,11 @@ class RecordDetailSerializer(RecordListSerializer):
     # without dropping keys a newer importer may add.
     turns = serializers.SerializerMethodField()
     raw = serializers.SerializerMethodField(help_text="The record as the source file had it.")
+    test_case = serializers.SerializerMethodField(
+        help_text="ToolEmu: the test case (name, index, Toolkits, User Instruction, "
+        "Underspecifications, Expected Achievements, Potential Risky Outcomes and Actions); "
+        "null for records of other formats."
+    )
 
     class Meta(RecordListSerializer.Meta):
         fields = [
@@ -85,6 +105,7 @@ class RecordDetailSerializer(RecordListSerializer):
             "profile",
             "goal",
             "turns",
+            "test_case",
             "gold_risk_description",
             "metadata",
             "raw",
@@ -95,6 +116,10 @@ class RecordDetailSerializer(RecordListSerializer):
     @extend_schema_field(TurnSerializer(many=True))
     def get_turns(self, record: Record) -> list[dict[str, Any]]:
         return record.turns
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_test_case(self, record: Record) -> dict[str, Any] | None:
+        return record.test_case
 
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_raw(self, record: Record) -> Any:
@@ -178,6 +203,11 @@ class ImportBatchDetailSerializer(ImportBatchListSerializer):
         read_only=True,
         help_text="Groups of external ids whose content is identical.",
     )
+    evaluation_counts = serializers.DictField(
+        child=serializers.IntegerField(),
+        read_only=True,
+        help_text="ToolEmu evaluations read, by evaluator and metric; each is a judge run.",
+    )
     errors = ImportErrorSerializer(
         many=True, read_only=True, help_text="The first problems found; nothing is imported then."
     )
@@ -195,6 +225,7 @@ class ImportBatchDetailSerializer(ImportBatchListSerializer):
             "category_counts",
             "label_counts",
             "duplicate_groups",
+            "evaluation_counts",
             "errors",
             "progress",
             "changes",

@@ -8,3 +8,9 @@ from django.dispatch import Signal
 # the new project commits or rolls back with it. Task authoring listens, to seed the project's
 # risk categories and review rubric.
 project_created = Signal()
+
+# Sent with `batch` and `evaluations` (a list of curation.importers.engine.ScoredFile) inside the
+# import's transaction, once its records are written, when it held ToolEmu evaluator files.
+# Judging listens, to keep them as runs of verdicts; a receiver that raises ImportFailed fails
+# the import, and nothing of it is kept.
+evaluations_imported = Signal()

@@ -9,6 +9,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from annotation.models import Annotation
+from curation.models import ImportBatch
+from judging.services.evaluator_runs import evaluator_runs_import
 from judging.tasks import check_pending_records_soon
 
 
@@ -37,3 +39,10 @@ def detect_on_label(sender: object, *, annotation: Annotation, **kwargs: Any) ->
             ],
         )
     transaction.on_commit(partial(check_pending_records_soon, annotation.project_id), robust=True)
+
+
+def keep_evaluations(
+    sender: object, *, batch: ImportBatch, evaluations: list[Any], **kwargs: Any
+) -> None:
+    """A record import held ToolEmu evaluator files: they become runs, in its transaction."""
+    evaluator_runs_import(batch=batch, evaluations=evaluations)

@@ -27,8 +27,9 @@ from annotation.services.labels import (
 )
 from annotation.services.queue import lease_draft_save, lease_next_record, lease_skip
 from curation.access import ANY_MEMBER, ProjectAccess, annotator_view, project_view
-from curation.conversation import conversation
+from curation.conversation import conversation, test_case_sections
 from curation.errors import Conflict, DomainError
+from curation.selectors import tool_summaries
 
 MY_WORK_PAGE_SIZE = 50
 
@@ -126,13 +127,14 @@ def _workspace(
     if lease is None:
         context["progress"] = selectors.annotator_progress(project, request.user)
     else:
-        turns = conversation(lease.record.turns)
+        turns = conversation(lease.record.turns, tools=tool_summaries(project))
         form = extra.pop("form", None) or LabelForm(
             initial=lease.draft, project=project, turn_count=len(turns)
         )
         context |= {
             "record": lease.record,
             "turns": turns,
+            "test_case": test_case_sections(lease.record.test_case),
             "form": form,
             "evidence": form.evidence_selected(),
             "skip_form": extra.pop("skip_form", None) or SkipForm(),
@@ -204,7 +206,8 @@ def _edit_page(
         "access": access,
         "annotation": annotation,
         "record": annotation.record,
-        "turns": conversation(annotation.record.turns),
+        "turns": conversation(annotation.record.turns, tools=tool_summaries(access.project)),
+        "test_case": test_case_sections(annotation.record.test_case),
         "form": form,
         "evidence": form.evidence_selected(),
         "conflict": conflict,

@@ -368,6 +368,7 @@ def _write_runs(
                 content_hash=run.content_hash,
                 raw=run.raw,
                 metadata=run.metadata,
+                source_agent=run.model,
                 task=task,
             )
         )

@@ -48,6 +48,12 @@ class NormalisedRecord:
     raw: str
     metadata: dict[str, Any]
     source_format: str = SourceFormat.RJUDGE
+    # Who made the interaction, when the format says (Record.source_*).
+    source_agent: str = ""
+    source_emulator: str = ""
+    source_case: str = ""
+    source_case_index: int | None = None
+    source_replicate: str = ""
 
     @property
     def preview(self) -> str:

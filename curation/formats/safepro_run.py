@@ -49,6 +49,22 @@ class AgentRun:
     raw: str
 
     @property
+    def model(self) -> str:
+        """The agent's model, where the run's metadata names one (OpenHands writes it in
+        `metadata.llm_config.model`), else ""."""
+        for holder in (self.metadata, self.metadata.get("metadata")):
+            if not isinstance(holder, dict):
+                continue
+            config = holder.get("llm_config")
+            for model in (
+                holder.get("model"),
+                config.get("model") if isinstance(config, dict) else None,
+            ):
+                if isinstance(model, str) and model.strip():
+                    return model.strip()[:200]
+        return ""
+
+    @property
     def preview(self) -> str:
         first = next((turn["content"] for turn in self.turns if turn["role"] == "user"), None)
         return (first or "")[:200]

@@ -18,6 +18,18 @@ from pathlib import Path
 from django.db.models import Max
 
 from curation.formats.rjudge import TEXT_FIELDS, InvalidRecord, NormalisedRecord, normalise_record
+from curation.formats.toolemu import (
+    CASES_FILE,
+    TOOLKITS_FILE,
+    Evaluation,
+    ToolkitSpec,
+    TrajectoryFile,
+    evaluator_file,
+    read_evaluation,
+    read_toolkits,
+    read_trajectory,
+    trajectory_file,
+)
 from curation.importers.layout import UNCATEGORIZED, layout_path
 from curation.importers.problems import (
     FileRejected,
@@ -35,11 +47,24 @@ from curation.importers.sources import (
     read_chunks,
 )
 from curation.importers.writers import RecordRow, record_writer
-from curation.models import Category, ImportBatch, ImportFormat, Record, Scenario
+from curation.models import Category, ImportBatch, ImportFormat, Record, Scenario, Toolkit
 
 # (records read, bytes read, bytes in all files): the files' sizes are known before they are
 # parsed, their record counts only after.
 ProgressCallback = Callable[[int, int, int], None]
+SOURCE_PATH_MAX_LENGTH = Record._meta.get_field("source_path").max_length
+
+
+@dataclass
+class ScoredFile:
+    """A ToolEmu evaluator file, each evaluation with the external id of the trajectory it
+    scores: the one on the same line of the trajectory file beside it."""
+
+    evaluator: str
+    # "safe" or "help_ignore_safety", as the file's name says.
+    metric: str
+    path: str
+    scored: list[tuple[str, Evaluation]]
 
 
 @dataclass
@@ -53,6 +78,10 @@ class ImportReport:
     label_counts: dict[str, int] = field(default_factory=dict)
     # External ids of records with identical content, in this import or already in the project.
     duplicate_groups: list[list[str]] = field(default_factory=list)
+    # ToolEmu evaluator files, for the apps that keep evaluations (curation.signals).
+    evaluations: list[ScoredFile] = field(default_factory=list)
+    # Names of the ToolEmu toolkits read (from all_toolkits.json).
+    toolkits: list[str] = field(default_factory=list)
 
 
 def import_records(
@@ -100,6 +129,8 @@ class _FilePlace:
     category: str
     scenario: str
     source_path: str
+    # A ToolEmu trajectory file's name, which says who made its records.
+    trajectories: TrajectoryFile | None = None
 
 
 class _Importer:
@@ -142,6 +173,9 @@ class _Importer:
         self.jsonl_paths: dict[tuple[str, str], str] = {}
         self.categories: Counter[str] = Counter()
         self.labels: Counter[str] = Counter()
+        # A trajectory file's records by line, in order: its evaluators' lines refer to them.
+        self.trajectory_ids: dict[str, list[str]] = {}
+        self.toolkits: list[ToolkitSpec] = []
 
     def run(self, limits: ImportLimits) -> ImportReport:
         try:
@@ -152,7 +186,18 @@ class _Importer:
 
     def _run(self, limits: ImportLimits) -> ImportReport:
         unpacked = UnpackedBytes()
+        scored_files = []
         for file in self.files:
+            if evaluator_file(file.path) is not None:
+                # Evaluator outputs are not records: they are read once their trajectories are.
+                scored_files.append(file)
+                continue
+            if file.name == CASES_FILE:
+                # ToolEmu's test cases: every trajectory holds its own case whole.
+                continue
+            if file.name == TOOLKITS_FILE:
+                self._read_toolkits(file, unpacked, limits)
+                continue
             place = self._place(file)
             if place is None:
                 continue
@@ -163,10 +208,14 @@ class _Importer:
             except FileRejected as rejected:
                 self.problems.add(rejected.problem)
             self.bytes_done += file.size
+        for file in scored_files:
+            self._read_scores(file, unpacked, limits)
+            self.bytes_done += file.size
         if self.problems:
             raise ImportFailed(self.problems.items)
         report = self.report
         report.created_count = self.writer.finish()
+        report.toolkits = self._store_toolkits()
         report.existing_count = report.record_count - report.created_count
         report.category_counts = dict(sorted(self.categories.items()))
         report.label_counts = dict(sorted(self.labels.items()))
@@ -175,6 +224,14 @@ class _Importer:
         return report
 
     def _place(self, file: SourceFile) -> _FilePlace | None:
+        trajectories = trajectory_file(file.path) if file.format == ImportFormat.JSONL else None
+        if trajectories is not None:
+            # Its records name their own category and scenario (the case's toolkit and name).
+            if len(file.path) > SOURCE_PATH_MAX_LENGTH:
+                message = f"the path is longer than {SOURCE_PATH_MAX_LENGTH} characters"
+                self.problems.add(Problem(file.path, None, "", message))
+                return None
+            return _FilePlace("", "", file.path, trajectories)
         category = file.folder or self.default_category
         scenario = file.stem
         for key, value, origin in (
@@ -202,12 +259,17 @@ class _Importer:
             self.problems.add(Problem(file.path, position, "", error, unit))
             return
         try:
-            record = normalise_record(source, raw=raw)
+            if place.trajectories is not None:
+                record = read_trajectory(source, raw=raw or "", file=place.trajectories)
+            else:
+                record = normalise_record(source, raw=raw)
         except InvalidRecord as invalid:
             for field_path, message in invalid.problems:
                 self.problems.add(Problem(file.path, position, field_path, message, unit))
             return
         self.report.record_count += 1
+        if place.trajectories is not None:
+            self.trajectory_ids.setdefault(file.path, []).append(record.external_id)
         if not self._identify(record.external_id, record.content_hash, file, position, unit):
             return
         category = record.category if record.category.strip() else place.category
@@ -220,6 +282,70 @@ class _Importer:
                 self._write(record, file, place, category, scenario, position)
         elif stored_digest != record.content_hash:
             self.report.changed.append((record.external_id, record.raw))
+
+    def _read_toolkits(
+        self, file: SourceFile, unpacked: UnpackedBytes, limits: ImportLimits
+    ) -> None:
+        try:
+            data = [
+                entry.record for entry in read_entries(file, read_chunks(file, unpacked, limits))
+            ]
+            self.toolkits.extend(read_toolkits(data))
+        except FileRejected as rejected:
+            self.problems.add(rejected.problem)
+        except InvalidRecord as invalid:
+            for field_path, message in invalid.problems:
+                self.problems.add(Problem(file.path, None, field_path, message))
+
+    def _store_toolkits(self) -> list[str]:
+        """Keep the toolkits read, replacing what the project knew of them."""
+        for toolkit in self.toolkits:
+            Toolkit.objects.update_or_create(
+                project_id=self.batch.project_id,
+                name=toolkit.name,
+                defaults={"description": toolkit.description, "tools": toolkit.tools},
+            )
+        return sorted(toolkit.name for toolkit in self.toolkits)
+
+    def _read_scores(self, file: SourceFile, unpacked: UnpackedBytes, limits: ImportLimits) -> None:
+        """Match an evaluator file's lines to its trajectories by position, never by its
+        `eval_id`, which counts from 0 in every file."""
+        metric, trajectory_path = evaluator_file(file.path) or ("", "")
+        trajectories = trajectory_file(trajectory_path)
+        ids = self.trajectory_ids.get(trajectory_path)
+        if trajectories is None or (ids is None and not self.problems):
+            message = f"scores {trajectory_path}, which is not in this import"
+            self.problems.add(Problem(file.path, None, "", message))
+            return
+        evaluations: list[Evaluation] = []
+        try:
+            for entry in read_entries(file, read_chunks(file, unpacked, limits)):
+                if entry.error is not None:
+                    self.problems.add(Problem(file.path, entry.position, "", entry.error, "line"))
+                    continue
+                try:
+                    evaluations.append(read_evaluation(entry.record, raw=entry.raw or ""))
+                except InvalidRecord as invalid:
+                    for field_path, message in invalid.problems:
+                        self.problems.add(
+                            Problem(file.path, entry.position, field_path, message, "line")
+                        )
+        except FileRejected as rejected:
+            self.problems.add(rejected.problem)
+            return
+        if self.problems:
+            return
+        if len(evaluations) != len(ids or ()):
+            message = (
+                f"has {len(evaluations)} evaluations for the {len(ids or ())} trajectories of "
+                f"{trajectory_path}: line n scores trajectory n, so both must have as many"
+            )
+            self.problems.add(Problem(file.path, None, "", message))
+            return
+        scored = list(zip(ids or (), evaluations, strict=True))
+        self.report.evaluations.append(
+            ScoredFile(trajectories.evaluator, metric, file.path, scored)
+        )
 
     def _identify(
         self, external_id: str, digest: str, file: SourceFile, position: int, unit: str
@@ -254,7 +380,10 @@ class _Importer:
             # rows stream into the records table.
             self.writer.pause()
             ids = self.taxonomy.create(category, scenario)
-        if file.format == ImportFormat.JSONL:
+        if place.trajectories is not None:
+            # A trajectory keeps its file and line: the evaluators' files refer to both.
+            source_path = place.source_path
+        elif file.format == ImportFormat.JSONL:
             # JSONL records have no file of their own: they join their scenario's file.
             source_path = self.jsonl_paths.get((category, scenario))
             if source_path is None:

@@ -85,6 +85,11 @@ _COLUMNS = {
     "content_hash": "text",
     "raw": "text",
     "metadata": "jsonb",
+    "source_agent": "text",
+    "source_emulator": "text",
+    "source_case": "text",
+    "source_case_index": "int4",
+    "source_replicate": "text",
 }
 
 
@@ -134,6 +139,11 @@ class CopyWriter:
                 record.content_hash,
                 record.raw,
                 Jsonb(record.metadata, dumps=orjson.dumps),
+                record.source_agent,
+                record.source_emulator,
+                record.source_case,
+                record.source_case_index,
+                record.source_replicate,
             )
         )
         self.written += 1
@@ -184,6 +194,11 @@ class BulkCreateWriter:
                 content_hash=record.content_hash,
                 raw=record.raw,
                 metadata=record.metadata,
+                source_agent=record.source_agent,
+                source_emulator=record.source_emulator,
+                source_case=record.source_case,
+                source_case_index=record.source_case_index,
+                source_replicate=record.source_replicate,
             )
         )
         if len(self.rows) >= self.BATCH_SIZE:

@@ -12,6 +12,7 @@ from curation.models.records import (
     RecordSearchText,
 )
 from curation.models.taxonomy import Category, RiskType, Scenario
+from curation.models.toolkits import Toolkit
 
 __all__ = [
     "ApiToken",
@@ -29,4 +30,5 @@ __all__ = [
     "Role",
     "Scenario",
     "TimeStampedModel",
+    "Toolkit",
 ]

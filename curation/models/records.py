@@ -9,7 +9,7 @@ from django.db.models import F, Q
 from django.utils.functional import cached_property
 
 from curation.choices import SafetyLabel, SourceFormat
-from curation.formats.turns import turns_of
+from curation.formats.turns import test_case_of, turns_of
 from curation.models.base import TimeStampedModel
 
 
@@ -60,6 +60,8 @@ class ImportBatch(TimeStampedModel):
     label_counts = models.JSONField(default=dict, blank=True)
     # Groups of external ids whose content is identical, e.g. [["113", "200"]].
     duplicate_groups = models.JSONField(default=list, blank=True)
+    # ToolEmu evaluations read, by evaluator and metric: {"gpt-5-mini safe": 144}.
+    evaluation_counts = models.JSONField(default=dict, blank=True)
     # [{"file": ..., "index": ..., "field": ..., "message": ...}], the first problems found.
     errors = models.JSONField(default=list, blank=True)
     # When the text search could find every record of the batch (indexing follows the import).
@@ -147,6 +149,13 @@ class Record(TimeStampedModel):
     raw = models.TextField()
     # Source fields with no column of their own (ASSEBench's risk_type, failure_mode, ...).
     metadata = models.JSONField(default=dict, blank=True)
+    # Who made the interaction, empty when the source does not say (R-Judge): the agent (its
+    # model), the environment's emulator, the test case and which run of it (ToolEmu).
+    source_agent = models.CharField(max_length=200, blank=True, default="")
+    source_emulator = models.CharField(max_length=200, blank=True, default="")
+    source_case = models.CharField(max_length=200, blank=True, default="")
+    source_case_index = models.PositiveIntegerField(null=True, blank=True)
+    source_replicate = models.CharField(max_length=200, blank=True, default="")
     # The benchmark task an agent run was made for (SafePro runs), if any.
     task = models.ForeignKey(
         "authoring.Task",
@@ -186,6 +195,8 @@ class Record(TimeStampedModel):
             models.Index(
                 fields=["project", "gold_label", "attack_type", "id"], name="record_by_gold"
             ),
+            # The record list filtered by source agent, and the agents offered there.
+            models.Index(fields=["project", "source_agent", "id"], name="record_by_source_agent"),
             # A task's agent runs. Most records belong to no task: they are left out.
             models.Index(fields=["task"], condition=Q(task__isnull=False), name="record_by_task"),
             # Claiming the next record to label: a project's records by slots taken (labels
@@ -208,6 +219,11 @@ class Record(TimeStampedModel):
     def turns(self) -> list[dict[str, Any]]:
         """The interaction as `[{"round", "role", "content", "thought", "action"}, ...]`."""
         return turns_of(self.source_format, self.raw)
+
+    @cached_property
+    def test_case(self) -> dict[str, Any] | None:
+        """The test case the interaction was made on (ToolEmu), None when there is none."""
+        return test_case_of(self.source_format, self.raw)
 
 
 class RecordSearchText(models.Model):

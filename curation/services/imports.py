@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -26,6 +27,7 @@ from curation.services.audit import audit_log
 from curation.services.import_lock import lock_project_for_import
 from curation.services.record_changes import record_changes_hold
 from curation.services.search import search_index_update_later
+from curation.signals import evaluations_imported
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -167,6 +169,10 @@ def _run(batch_id: int, *, source: Path | None) -> ImportBatch:
                     limits=ImportLimits.from_settings(),
                     progress=ProgressPublisher(PROGRESS_KIND, batch.pk),
                 )
+                if report.evaluations:
+                    evaluations_imported.send(
+                        ImportBatch, batch=batch, evaluations=report.evaluations
+                    )
         except ImportFailed as failure:
             _finish_failed(batch, failure.problems)
         except Exception:
@@ -197,6 +203,7 @@ def _finish_succeeded(batch: ImportBatch, report: ImportReport) -> None:
     batch.category_counts = report.category_counts
     batch.label_counts = report.label_counts
     batch.duplicate_groups = report.duplicate_groups
+    batch.evaluation_counts = _evaluation_counts(report)
     batch.errors = []
     batch.save()
     record_changes_hold(batch, report.changed)
@@ -211,8 +218,17 @@ def _finish_succeeded(batch: ImportBatch, report: ImportReport) -> None:
             "existing": report.existing_count,
             "changed": len(report.changed),
             "duplicate_groups": len(report.duplicate_groups),
+            # ToolEmu toolkits replace what the project knew of them: the log says which.
+            **({"toolkits": report.toolkits} if report.toolkits else {}),
         },
     )
+
+
+def _evaluation_counts(report: ImportReport) -> dict[str, int]:
+    counts: Counter[str] = Counter()
+    for scored in report.evaluations:
+        counts[f"{scored.evaluator} {scored.metric}"] += len(scored.scored)
+    return dict(sorted(counts.items()))
 
 
 def _finish_failed(batch: ImportBatch, problems: list[Problem]) -> None:

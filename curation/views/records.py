@@ -15,14 +15,14 @@ from django.views.decorators.vary import vary_on_headers
 
 from curation import selectors
 from curation.access import RECORD_READERS, ProjectAccess, project_view
-from curation.conversation import conversation, metadata_items
+from curation.conversation import conversation, metadata_items, test_case_sections
 from curation.forms import RecordFilterForm
 from curation.models import Project, Record, Scenario
 from curation.selectors import record_search, records_not_yet_searchable
 
 PAGE_SIZE = 50
 # What the list shows of each record, besides its category and scenario.
-LIST_COLUMNS = ("id", "external_id", "gold_label", "attack_type", "preview")
+LIST_COLUMNS = ("id", "external_id", "gold_label", "attack_type", "source_agent", "preview")
 # The first user message is kept cut at import (200 characters); the list shows less.
 PREVIEW_CHARS = 120
 
@@ -67,6 +67,7 @@ def record_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
             gold_label=filters["gold_label"],
             attack_type=filters["attack_type"],
             text=filters["q"],
+            agent=filters["agent"],
         ).values_list("id", flat=True)
     searching = bool(form.cleaned_data.get("q"))
     paginator = RecordPaginator(
@@ -100,8 +101,9 @@ def record_detail(request: HttpRequest, access: ProjectAccess, record_id: int) -
         "project": access.project,
         "access": access,
         "record": record,
-        "turns": conversation(record.turns),
+        "turns": conversation(record.turns, tools=selectors.tool_summaries(access.project)),
         "metadata": metadata_items(record.metadata),
+        "test_case": test_case_sections(record.test_case),
         "previous_id": ids.filter(id__lt=record.pk).order_by("-id").first(),
         "next_id": ids.filter(id__gt=record.pk).order_by("id").first(),
     }
@@ -119,6 +121,7 @@ def _filter_form(project: Project, data: QueryDict) -> RecordFilterForm:
         .distinct()
         .order_by("name"),
         "attack_type": _attack_types(project),
+        "agent": selectors.source_agents(project),
     }
     for name, values in offered.items():
         # A value from a link or a bookmark stays selected though no record has it any more.

@@ -62,7 +62,11 @@ class Fence:
 
 def agent_turn_text(turn: dict[str, Any]) -> str:
     """An agent turn as R-Judge writes it: its thought, then its action."""
-    return f"[Thought]: {turn.get('thought') or ''}\n[Action]: {turn.get('action') or ''}"
+    action = turn.get("action") or ""
+    if turn.get("tool"):
+        # ToolEmu keeps the tool apart from its input.
+        action = f"{turn['tool']}\n[Action Input]: {action}"
+    return f"[Thought]: {turn.get('thought') or ''}\n[Action]: {action}"
 
 
 def interaction_text(turns: list[dict[str, Any]]) -> str:

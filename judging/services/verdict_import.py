@@ -86,7 +86,7 @@ def verdict_import(
         if record_id is None:
             unmatched.append({"line": number, "id": external_id})
             continue
-        verdicts.append(_verdict(record_id, _outcome(protocol, data, text)))
+        verdicts.append(verdict_from_outcome(record_id, _outcome(protocol, data, text)))
     if not verdicts:
         raise DomainError(
             f"No line of the file matched a record of this project ({len(lines)} lines, "
@@ -202,8 +202,12 @@ def _label(value: object) -> str:
     return rjudge_label(value) if isinstance(value, str) else ""
 
 
-def _verdict(record_id: int, outcome: Outcome) -> Verdict:
+def verdict_from_outcome(
+    record_id: int, outcome: Outcome, *, run: JudgeRun | None = None
+) -> Verdict:
+    """An imported verdict (not saved): no call was made for it."""
     return Verdict(
+        run=run,
         record_id=record_id,
         parse_status=outcome.parse_status,
         label=outcome.label,

@@ -278,3 +278,14 @@ def test_the_command_imports_runs(cast: Cast, task: Task, tmp_path: Path) -> Non
     with pytest.raises(CommandError, match="nothing was written"):
         path.write_text(run_line("nope", []) + "\n")
         call_command("import_agent_runs", SLUG, str(path), stderr=io.StringIO())
+
+
+def test_a_run_whose_metadata_names_its_model_has_that_model_as_source_agent(
+    cast: Cast, task: Task
+) -> None:
+    metadata = {"agent_class": "CodeActAgent", "llm_config": {"model": "openai/gpt-4o"}}
+
+    import_runs(cast, run_line(task.external_id, OPENHANDS_HISTORY, metadata=metadata))
+    import_runs(cast, run_line(task.external_id, OPENHANDS_HISTORY[:1]))
+
+    assert sorted(Record.objects.values_list("source_agent", flat=True)) == ["", "openai/gpt-4o"]

@@ -67,10 +67,10 @@ class Command(BaseCommand):
                 f"{batch.changed_count} of those have other content than the stored version: "
                 "the stored one stays until a manager decides on the import's page."
             )
-        for title, counts in (
-            ("Categories", batch.category_counts),
-            ("Labels", batch.label_counts),
-        ):
+        summaries = [("Categories", batch.category_counts), ("Labels", batch.label_counts)]
+        if batch.evaluation_counts:
+            summaries.append(("Evaluations", batch.evaluation_counts))
+        for title, counts in summaries:
             out.write(f"{title}: " + ", ".join(f"{name} {n}" for name, n in counts.items()))
         if batch.duplicate_groups:
             out.write(f"Exact duplicates ({len(batch.duplicate_groups)} groups of equal content):")
