@@ -1,15 +1,10 @@
-"""The REST API of judges, runs and verdicts: the same services and access rules as the pages.
-
-Judges are for managers. Runs and their verdicts are read by reviewers and managers; only
-managers start, cancel, resume or import them.
-"""
+"""The REST API of runs and their verdicts: reviewers and managers read them; only managers
+start, cancel, resume, retry or import them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -28,18 +23,14 @@ from rest_framework.response import Response
 
 from curation.access import MANAGERS, RECORD_READERS
 from curation.api import ProjectScoped
-from judging.models import ConnectionCheck, Judge, JudgeRun, ModelConnection, Verdict
-from judging.serializers import (
-    ConnectionCheckSerializer,
-    ConnectionSerializer,
-    JudgeSerializer,
+from judging.models import JudgeRun, Verdict
+from judging.serializers.runs import (
     RunCreateSerializer,
     RunDetailSerializer,
     RunSerializer,
     VerdictImportSerializer,
     VerdictSerializer,
 )
-from judging.services.judges import connection_check_start, judge_create, judge_update
 from judging.services.runs import (
     judge_run_cancel,
     judge_run_create,
@@ -49,105 +40,12 @@ from judging.services.runs import (
 from judging.services.verdict_import import verdict_import
 
 
-def _checked[T](service: Callable[..., T], **kwargs: Any) -> T:
-    """Call a service, turning its field errors into a 400 that names the fields."""
-    try:
-        return service(**kwargs)
-    except DjangoValidationError as error:
-        raise ValidationError(error.message_dict) from None
-
-
 class ReadOrManage(ProjectScoped):
     """Reviewers and managers read; managers change."""
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         self.allowed_roles = RECORD_READERS if request.method in SAFE_METHODS else MANAGERS
         super().initial(request, *args, **kwargs)
-
-
-class JudgeScoped(ProjectScoped):
-    allowed_roles = MANAGERS
-    serializer_class = JudgeSerializer
-    lookup_url_kwarg = "judge_id"
-
-    def get_queryset(self) -> QuerySet[Judge]:
-        return self.access.project.judges.select_related("template")
-
-    def get_serializer_context(self) -> dict[str, Any]:
-        return {**super().get_serializer_context(), "project": self.access.project}
-
-
-@extend_schema(tags=["judges"])
-class JudgeList(JudgeScoped, generics.ListCreateAPIView):
-    """The project's LLM judges (managers): each a protocol and a model of a connection that
-    site administrators set up."""
-
-    @extend_schema(summary="The project's judges (managers)")
-    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().get(request, *args, **kwargs)
-
-    @extend_schema(summary="Create a judge (managers)", responses={201: JudgeSerializer})
-    def post(self, request: Request, slug: str) -> Response:
-        serializer = self.get_serializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        judge = _checked(
-            judge_create,
-            actor=request.user,
-            project=self.access.project,
-            **serializer.validated_data,
-        )
-        location = reverse("judging_api:judge_detail", args=[slug, judge.pk])
-        data = self.get_serializer(judge).data
-        return Response(data, status=status.HTTP_201_CREATED, headers={"Location": location})
-
-
-@extend_schema(tags=["judges"])
-class JudgeDetail(JudgeScoped, generics.RetrieveUpdateAPIView):
-    """One judge (managers). Runs keep the snapshot of the judge taken when they started."""
-
-    def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        judge = self.get_object()
-        serializer = self.get_serializer(judge, data=request.data, partial=kwargs.get("partial"))
-        serializer.is_valid(raise_exception=True)
-        _checked(judge_update, actor=request.user, judge=judge, **serializer.validated_data)
-        return Response(self.get_serializer(judge).data)
-
-
-@extend_schema(tags=["judges"], summary="The model connections judges may use (managers)")
-class ConnectionList(ProjectScoped, generics.ListAPIView):
-    allowed_roles = MANAGERS
-    serializer_class = ConnectionSerializer
-    queryset = ModelConnection.objects.all()
-
-
-@extend_schema(
-    tags=["judges"],
-    summary="Test a judge's connection: a worker makes one short call, no retries (managers)",
-    description="Follow the test at the URL in the Location header until it is finished.",
-    request=None,
-    responses={202: ConnectionCheckSerializer},
-)
-class JudgeConnectionTest(JudgeScoped, generics.GenericAPIView):
-    def post(self, request: Request, slug: str, judge_id: int) -> Response:
-        judge = self.get_object()
-        check = connection_check_start(
-            actor=request.user, connection=judge.connection, model=judge.model, judge=judge
-        )
-        location = reverse("judging_api:judge_test_detail", args=[slug, judge_id, check.pk])
-        body = ConnectionCheckSerializer(check).data
-        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": location})
-
-
-@extend_schema(tags=["judges"], summary="A test of a judge's connection (managers)")
-class JudgeConnectionTestDetail(ProjectScoped, generics.RetrieveAPIView):
-    allowed_roles = MANAGERS
-    serializer_class = ConnectionCheckSerializer
-    lookup_url_kwarg = "test_id"
-
-    def get_queryset(self) -> QuerySet[ConnectionCheck]:
-        return ConnectionCheck.objects.filter(
-            judge__project=self.access.project, judge_id=self.kwargs["judge_id"]
-        )
 
 
 @extend_schema(tags=["runs"])

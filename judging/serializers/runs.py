@@ -1,8 +1,4 @@
-"""What the API shows of judges, runs and verdicts, and what it accepts to create them.
-
-A judge names its model connection, never the connection's address or key variable: those are
-the site administrators'.
-"""
+"""What the API shows of runs and verdicts, and what it accepts to start or import a run."""
 
 from __future__ import annotations
 
@@ -12,83 +8,12 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from judging.models import (
-    ConnectionCheck,
-    Judge,
     JudgeRun,
-    ModelConnection,
-    PromptTemplate,
     Verdict,
 )
 from judging.selectors import run_top_errors
 from judging.services.runs import run_progress
 from judging.services.verdict_import import ID_FIELDS, IMPORTABLE
-
-
-class ConnectionSerializer(serializers.ModelSerializer):
-    """What managers may know of a connection: its name and the models it offers."""
-
-    models = serializers.ListField(
-        source="offered_models", child=serializers.CharField(), read_only=True
-    )
-
-    class Meta:
-        model = ModelConnection
-        fields = ["id", "name", "models", "max_concurrency"]
-        read_only_fields = fields
-
-
-class JudgeSerializer(serializers.ModelSerializer):
-    connection = serializers.PrimaryKeyRelatedField(
-        queryset=ModelConnection.objects.all(),
-        help_text="The model connection's id (see judges/connections/).",
-    )
-    template = serializers.PrimaryKeyRelatedField(
-        queryset=PromptTemplate.objects.none(),
-        allow_null=True,
-        required=False,
-        help_text="The prompt template version of a custom judge (its id).",
-    )
-    parameters = serializers.DictField(required=False, help_text='e.g. {"temperature": 0}')
-
-    class Meta:
-        model = Judge
-        fields = [
-            "id",
-            "name",
-            "protocol",
-            "connection",
-            "model",
-            "template",
-            "parameters",
-            "concurrency",
-            "timeout_seconds",
-            "max_retries",
-            "created_at",
-            "updated_at",
-        ]
-        read_only_fields = ["id", "created_at", "updated_at"]
-        extra_kwargs = {"model": {"help_text": "One of the models the connection offers."}}
-        # The service checks the name's uniqueness in the project, which the view supplies.
-        validators: list[object] = []
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        project = self.context.get("project")
-        if project is not None:
-            self.fields["template"].queryset = project.prompt_templates.all()
-
-
-class ConnectionCheckSerializer(serializers.ModelSerializer):
-    abandoned = serializers.BooleanField(
-        source="is_abandoned",
-        read_only=True,
-        help_text="Unfinished a minute on: no worker took the test, or it died.",
-    )
-
-    class Meta:
-        model = ConnectionCheck
-        fields = ["id", "state", "message", "abandoned", "created_at", "finished_at"]
-        read_only_fields = fields
 
 
 class RunSerializer(serializers.ModelSerializer):

@@ -17,7 +17,7 @@ from curation.access import RECORD_READERS
 from curation.api import ProjectScoped
 from judging import reports
 from judging.models import Adjudication, Disagreement
-from judging.serializers_adjudication import (
+from judging.serializers.review import (
     AdjudicationCreateSerializer,
     AdjudicationSerializer,
     AgreementQuerySerializer,
