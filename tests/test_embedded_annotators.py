@@ -1,0 +1,173 @@
+"""Eight annotators at once on the embedded default (SQLite, the development server, no Redis)
+label a project to the end: every record gets exactly k labels, and nobody meets an error such
+as "database is locked"."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.factories import rjudge_record
+
+ROOT = Path(__file__).resolve().parents[1]
+ANNOTATORS = 8
+RECORDS = 40
+K = 2
+# The development server, as `./studio up` starts it, on a new SQLite database.
+SETUP = """
+import json
+from curation.models import Role
+from curation.services.accounts import api_token_create
+from curation.services.imports import import_path
+from curation.services.projects import membership_grant, project_create
+from django.contrib.auth import get_user_model
+
+users = get_user_model().objects
+manager = users.create_user("boss")
+project = project_create(actor=manager, name="Busy", slug="busy")
+project.overlap = %(k)d
+project.save()
+import_path(actor=manager, project=project, path=%(path)r, default_category="Application")
+keys = []
+for n in range(%(annotators)d):
+    user = users.create_user(f"labeller{n}")
+    membership_grant(actor=manager, project=project, user=user, role=Role.ANNOTATOR)
+    keys.append(api_token_create(user=user, name="bench")[1])
+print(json.dumps(keys))
+"""
+COUNT = """
+from annotation.models import Annotation
+from curation.models import Record
+from django.db.models import Count
+print(list(Record.objects.annotate(n=Count("annotations")).values_list("n", flat=True)))
+print(Annotation.objects.count())
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def embedded(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL")
+    }
+    env.update(
+        VAR_DIR=str(tmp_path / "var"),
+        DEBUG="false",
+        SECRET_KEY="embedded-test-" + "x" * 40,
+        ALLOWED_HOSTS="127.0.0.1",
+        SECURE_SSL_REDIRECT="false",
+        SECURE_COOKIES="false",
+    )
+    (tmp_path / "var").mkdir()
+    manage = [sys.executable, str(ROOT / "manage.py")]
+    subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=env, check=True, cwd=ROOT)  # noqa: S603
+    port = free_port()
+    log = (tmp_path / "server.log").open("w")
+    server = subprocess.Popen(  # noqa: S603
+        [*manage, "runserver", "--noreload", f"127.0.0.1:{port}"],
+        env=env,
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/healthz/", timeout=5).close()  # noqa: S310
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline
+                time.sleep(0.3)
+        yield url, env
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+        log.close()
+
+
+def call(url: str, key: str, path: str, body: dict | None = None) -> tuple[int, dict]:
+    request = urllib.request.Request(  # noqa: S310
+        url + path,
+        data=json.dumps(body or {}).encode(),
+        headers={"Authorization": f"Token {key}", "Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310
+            text = response.read()
+            return response.status, json.loads(text) if text else {}
+    except urllib.error.HTTPError as error:
+        return error.code, {"error": error.read().decode(errors="replace")[:300]}
+
+
+def test_eight_annotators_at_once_label_every_record_k_times(
+    embedded: tuple[str, dict[str, str]], tmp_path: Path
+) -> None:
+    url, env = embedded
+    data = tmp_path / "records.json"
+    data.write_text(json.dumps([rjudge_record(n, user=f"Task {n}") for n in range(RECORDS)]))
+    script = SETUP % {"k": K, "annotators": ANNOTATORS, "path": str(data)}
+    keys = json.loads(
+        subprocess.check_output(  # noqa: S603
+            [sys.executable, "manage.py", "shell", "-c", script],
+            env=env,
+            cwd=ROOT,
+        ).splitlines()[-1]
+    )
+    problems: list[str] = []
+    labelled: Counter[str] = Counter()
+
+    def annotate(key: str) -> None:
+        while True:
+            status, lease = call(url, key, "/api/projects/busy/annotation/claim/")
+            if status == 204:
+                return
+            if status != 201 and status != 200:
+                problems.append(f"claim {status}: {lease}")
+                return
+            status, answer = call(
+                url,
+                key,
+                f"/api/projects/busy/annotation/leases/{lease['id']}/submit/",
+                {"verdict": "unsafe", "risk_description": "It deletes things."},
+            )
+            if status >= 300:
+                problems.append(f"submit {status}: {answer}")
+                return
+            labelled[key] += 1
+
+    threads = [threading.Thread(target=annotate, args=(key,)) for key in keys]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+
+    assert problems == []
+    counts, total = subprocess.check_output(  # noqa: S603
+        [sys.executable, "manage.py", "shell", "-c", COUNT], env=env, cwd=ROOT, text=True
+    ).splitlines()[-2:]
+    assert json.loads(counts) == [K] * RECORDS
+    assert int(total) == sum(labelled.values()) == K * RECORDS
+    # The work was shared out, not done by one annotator while the others waited.
+    assert len(labelled) == ANNOTATORS
