@@ -132,7 +132,8 @@ class ReleaseDetail(ReleaseScoped):
 class ReleaseFile(ReleaseScoped):
     @extend_schema(
         summary="Download one file of a built release, streamed",
-        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+        description="Each file comes with its own media type: a zip, JSON lines, CSV, ...",
+        responses={(200, "*/*"): OpenApiTypes.BINARY},
     )
     def get(self, request: Request, slug: str, release_id: int, name: str) -> FileResponse:
         release = self.release(request, slug, release_id)

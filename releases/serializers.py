@@ -12,7 +12,12 @@ from releases.pairs import DEFAULT_MIN_CHOSEN, DEFAULT_MIN_GAP, PairBy
 
 
 class ReleaseSerializer(serializers.ModelSerializer):
-    previous = serializers.SlugRelatedField(slug_field="version", read_only=True)
+    previous = serializers.SlugRelatedField(
+        slug_field="version",
+        read_only=True,
+        allow_null=True,
+        help_text="The version this one follows; null for a project's first release.",
+    )
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     progress = serializers.SerializerMethodField(
         help_text="While the worker builds: the step and the records written of all."
