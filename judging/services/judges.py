@@ -306,6 +306,8 @@ def _assign(judge: Judge, fields: dict[str, Any]) -> None:
         errors["parameters"] = (
             f"Unknown parameters {', '.join(unknown)}; allowed: {', '.join(sorted(PARAMETERS))}."
         )
+    elif _holds_nul(judge.parameters):
+        errors["parameters"] = "Parameters cannot hold a NUL character (\\u0000)."
     if not 1 <= judge.concurrency <= settings.JUDGE_MAX_CONCURRENCY:
         errors["concurrency"] = f"Between 1 and {settings.JUDGE_MAX_CONCURRENCY} calls at once."
     if not 1 <= judge.timeout_seconds <= 600:
@@ -319,6 +321,17 @@ def _assign(judge: Judge, fields: dict[str, Any]) -> None:
             errors.setdefault(field, " ".join(messages))
     if errors:
         raise ValidationError(errors)
+
+
+def _holds_nul(value: object) -> bool:
+    """Whether a JSON value holds a NUL character anywhere: PostgreSQL cannot store it."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(item) for item in value)
+    return False
 
 
 def _audited(judge: Judge) -> dict[str, Any]:

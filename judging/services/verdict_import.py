@@ -165,6 +165,10 @@ def _parse_line(
     if value is None or isinstance(value, bool | dict | list):
         problems.append(_problem(number, f"no id: the line needs one of {', '.join(fields)}"))
         return None
+    if "\x00" in str(value):
+        # PostgreSQL cannot store, nor so much as look up, text with a NUL character.
+        problems.append(_problem(number, "an id with a NUL character, which no record has"))
+        return None
     return str(value), data
 
 
