@@ -11,6 +11,8 @@ reports every operation that fails, each with a command that reproduces the requ
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,8 @@ from typing import Any
 import hypothesis
 import pytest
 import schemathesis
+from django.apps import apps
+from django.conf import settings as django_settings
 from schemathesis import GenerationMode
 
 from config.celery import app
@@ -51,6 +55,19 @@ SETTINGS = hypothesis.settings(
 LEAVES_THE_MACHINE = ("POST", "/api/projects/{slug}/judges/{judge_id}/test/")
 # Records left for the annotator's leases, which the fuzzer's submits and skips use up.
 SPARE_RECORDS = 5
+
+
+@pytest.fixture(scope="session")
+def whole_studio_imported() -> None:
+    """Every module of the studio, imported. Hypothesis mixes the constants of the project's
+    modules that are loaded into the data it draws: without this, the requests would depend on
+    which tests ran before in the same process, and on which modules they happened to import."""
+    root = django_settings.BASE_DIR
+    packages = ["config", *(a.name for a in apps.get_app_configs() if Path(a.path).parent == root)]
+    for package in packages:
+        path = importlib.import_module(package).__path__
+        for module in pkgutil.walk_packages(path, prefix=f"{package}."):
+            importlib.import_module(module.name)
 
 
 @pytest.fixture(autouse=True)
@@ -101,7 +118,12 @@ def fuzz(operation: Any, mode: GenerationMode, path: dict[str, Any], headers: di
 
 @pytest.mark.parametrize("persona", PERSONAS)
 def test_the_api_answers_within_its_schema_and_never_with_a_server_error(
-    persona: str, cast: Cast, live_server: Any, subtests: Any, no_jobs_left: None
+    persona: str,
+    cast: Cast,
+    live_server: Any,
+    subtests: Any,
+    no_jobs_left: None,
+    whole_studio_imported: None,
 ) -> None:
     path = url_values(cast)
     RecordFactory.create_batch(SPARE_RECORDS, project=cast.project)
