@@ -116,6 +116,20 @@ def fuzz(operation: Any, mode: GenerationMode, path: dict[str, Any], headers: di
     return statuses
 
 
+def nul_bodies(schema: schemathesis.BaseSchema, operation: Any) -> Iterator[dict[str, Any]]:
+    """For each text field of the operation's JSON body, a body with a NUL character in it."""
+    content = operation.definition.raw.get("requestBody", {}).get("content", {})
+    reference = content.get("application/json", {}).get("schema", {}).get("$ref", "")
+    if not reference:
+        return
+    component = schema.raw_schema["components"]["schemas"][reference.rsplit("/", 1)[-1]]
+    for name, field in component.get("properties", {}).items():
+        if field.get("type") == "string":
+            yield {name: "a\x00"}
+        elif field.get("type") == "array" and field.get("items", {}).get("type") == "string":
+            yield {name: ["a\x00"]}
+
+
 @pytest.mark.parametrize("persona", PERSONAS)
 def test_the_api_answers_within_its_schema_and_never_with_a_server_error(
     persona: str,
@@ -140,3 +154,26 @@ def test_the_api_answers_within_its_schema_and_never_with_a_server_error(
         if statuses == {404}:
             only_not_found.append(operation.label)
     assert not only_not_found, "Calls that never reached the object in their path"
+
+
+@pytest.mark.parametrize("persona", ["annotator", "manager"])
+def test_text_with_a_nul_character_is_refused_and_never_a_server_error(
+    persona: str, cast: Cast, live_server: Any, subtests: Any, no_jobs_left: None
+) -> None:
+    """PostgreSQL can neither store nor look up text holding a NUL character: every text field
+    of every JSON body must refuse it before it reaches the database. The fuzzer draws such text
+    too rarely to be relied on for it."""
+    path = url_values(cast)
+    RecordFactory.create_batch(SPARE_RECORDS, project=cast.project)
+    schema = served_schema(live_server.url, cast.manager)
+    headers = token(getattr(cast, persona))
+    for operation in operations(schema):
+        for body in nul_bodies(schema, operation):
+            path["lease_id"] = lease_next_record(project=cast.project, annotator=cast.annotator).pk
+            case = operation.Case(
+                path_parameters={p.name: path[p.name] for p in operation.path_parameters},
+                body=body,
+                media_type="application/json",
+            )
+            with subtests.test(msg=f"{operation.label} {body}"):
+                case.call_and_validate(headers=headers, checks=CHECKS)
