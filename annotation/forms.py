@@ -92,11 +92,12 @@ class LabelForm(forms.Form):
 
     @classmethod
     def draft_of(cls, data: QueryDict) -> dict[str, Any]:
-        """Form data as a draft: only the form's fields, text cut to what the form accepts."""
+        """Form data as a draft: only the form's fields, text cut to what the form accepts and
+        without NUL characters, which PostgreSQL cannot store."""
         return {
-            name: [value[:100] for value in data.getlist(name)[:200]]
+            name: [value[:100].replace("\x00", "") for value in data.getlist(name)[:200]]
             if name in MULTIPLE
-            else data.get(name, "")[:RISK_DESCRIPTION_MAX_CHARS]
+            else data.get(name, "")[:RISK_DESCRIPTION_MAX_CHARS].replace("\x00", "")
             for name in cls.base_fields
         }
 

@@ -18,7 +18,7 @@ from annotation.services.labels import Label, label_errors
 from annotation.services.queue import SKIP_REASON_MAX_LENGTH
 from curation.choices import SafetyLabel
 from curation.models import Project, Record, RiskType
-from curation.serializers import TurnSerializer
+from curation.serializers import SlugField, TurnSerializer
 
 
 class NumberedTurnSerializer(TurnSerializer):
@@ -141,7 +141,7 @@ class LabelSerializer(serializers.Serializer):
     """
 
     verdict = serializers.ChoiceField(choices=SafetyLabel.choices)
-    risk_types = serializers.SlugRelatedField(
+    risk_types = SlugField(
         slug_field="slug", many=True, queryset=RiskType.objects.none(), required=False
     )
     risk_description = serializers.CharField(

@@ -20,6 +20,7 @@ from authoring.models import (
 )
 from authoring.services.tasks import CONTENT_FIELDS
 from authoring.workflow import Action
+from curation.serializers import SlugField
 
 # The moves the transitions endpoint makes; decisions go through the reviews endpoint.
 TRANSITION_ACTIONS = [Action.SUBMIT, Action.WITHDRAW, Action.REOPEN, Action.TAKE, Action.RELEASE]
@@ -89,7 +90,7 @@ class TaskWriteSerializer(serializers.Serializer):
     occupation = serializers.CharField(max_length=200)
     prompt = serializers.CharField(trim_whitespace=False)
     messages = MessageSerializer(many=True, required=False)
-    risk_category = serializers.SlugRelatedField(
+    risk_category = SlugField(
         slug_field="slug",
         queryset=RiskCategory.objects.none(),
         allow_null=True,

@@ -18,6 +18,16 @@ from curation.services.imports import import_progress
 from curation.services.record_changes import CHANGES_LISTED
 
 
+class SlugField(serializers.SlugRelatedField):
+    """A related row named by its slug. Text with a NUL character names none: PostgreSQL can
+    neither store nor look up such text, and would answer the lookup with an error."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str) and "\x00" in data:
+            self.fail("does_not_exist", slug_name=self.slug_field, value=data.replace("\x00", ""))
+        return super().to_internal_value(data)
+
+
 class ProjectSerializer(serializers.ModelSerializer):
     roles = serializers.SerializerMethodField(help_text="Your roles in this project.")
 
@@ -117,7 +127,7 @@ class RecordDetailSerializer(RecordListSerializer):
     def get_turns(self, record: Record) -> list[dict[str, Any]]:
         return record.turns
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field(serializers.DictField(allow_null=True))
     def get_test_case(self, record: Record) -> dict[str, Any] | None:
         return record.test_case
 
@@ -177,7 +187,9 @@ class RecordChangeSerializer(serializers.ModelSerializer):
     fields = serializers.ListField(
         child=serializers.CharField(), help_text="The source fields whose value changed."
     )
-    decided_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    decided_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True, help_text="Null while pending."
+    )
 
     class Meta:
         model = RecordChange

@@ -12,7 +12,7 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
 )
 
-from curation.services.accounts import api_token_renew
+from tests.curation.api_clients import api_key
 
 # What every answer must satisfy: no server error, and a body and media type as the schema
 # documents them for its status. The status code itself is not held to the documented ones
@@ -23,7 +23,7 @@ CHECKS = [not_a_server_error, response_schema_conformance, content_type_conforma
 
 def token(user: AbstractBaseUser) -> dict[str, str]:
     """The headers of an API call as `user`."""
-    return {"Authorization": f"Token {api_token_renew(user=user)}"}
+    return {"Authorization": f"Token {api_key(user)}"}
 
 
 def served_schema(server_url: str, reader: AbstractBaseUser) -> BaseSchema:

@@ -24,8 +24,8 @@ from django.apps import apps
 from django.conf import settings as django_settings
 from schemathesis import GenerationMode
 
+from annotation.services.queue import lease_next_record
 from config.celery import app
-from curation.services.queue import lease_next_record
 from tests.api_schema import CHECKS, served_schema, token
 from tests.conftest import Cast
 from tests.factories import RecordFactory
