@@ -299,7 +299,9 @@ if REDIS_URL:
         "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
     }
 else:
-    CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+    # A host name, though the folders are all it uses: without one, kombu warns at every start
+    # that it reverts to localhost.
+    CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://localhost//")
     _broker_dir = VAR_DIR / "broker"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),

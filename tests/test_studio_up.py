@@ -164,3 +164,8 @@ def test_its_settings_file_holds_a_secret_key_only_its_owner_may_read(studio: St
     assert set(values) == {"SECRET_KEY"}
     assert len(values["SECRET_KEY"]) >= 50
     assert stat.S_IMODE(settings_file.stat().st_mode) == 0o600
+
+
+def test_its_start_warns_of_nothing_it_does_on_purpose(studio: Studio) -> None:
+    # The broker on the file system has no host; kombu warned at every start that it had none.
+    assert "No hostname was supplied" not in studio.log.read_text()
