@@ -151,11 +151,13 @@ class Record(TimeStampedModel):
     metadata = models.JSONField(default=dict, blank=True)
     # Who made the interaction, empty when the source does not say (R-Judge): the agent (its
     # model), the environment's emulator, the test case and which run of it (ToolEmu).
-    source_agent = models.CharField(max_length=200, blank=True, default="")
-    source_emulator = models.CharField(max_length=200, blank=True, default="")
-    source_case = models.CharField(max_length=200, blank=True, default="")
+    # Defaults in the database too: the import's COPY, and rows written by older code, may leave
+    # them out.
+    source_agent = models.CharField(max_length=200, blank=True, default="", db_default="")
+    source_emulator = models.CharField(max_length=200, blank=True, default="", db_default="")
+    source_case = models.CharField(max_length=200, blank=True, default="", db_default="")
     source_case_index = models.PositiveIntegerField(null=True, blank=True)
-    source_replicate = models.CharField(max_length=200, blank=True, default="")
+    source_replicate = models.CharField(max_length=200, blank=True, default="", db_default="")
     # The benchmark task an agent run was made for (SafePro runs), if any.
     task = models.ForeignKey(
         "authoring.Task",

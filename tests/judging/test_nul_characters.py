@@ -42,7 +42,7 @@ def test_the_judge_page_refuses_parameters_with_a_nul_character(cast: Cast) -> N
         "name": judge.name,
         "protocol": judge.protocol,
         "model": judge.model,
-        "base_url": judge.base_url,
+        "connection": judge.connection_id,
         "parameters": json.dumps({"stop": "a\u0000"}),
         "concurrency": 4,
         "timeout_seconds": 10,
