@@ -174,10 +174,21 @@
     toggleEvidence(turn);
   }
 
+  // A label sent back with an error: the first field to correct, its error beside it.
+  function fieldToCorrect() {
+    const error = labelForm()?.querySelector(".label-field .errorlist");
+    return error ? error.closest(".label-field").querySelector("input, textarea, select") : null;
+  }
+
   function start() {
     document.querySelectorAll("[data-open-dialog]").forEach((button) => {
       button.hidden = false;
     });
+    const correct = fieldToCorrect();
+    if (correct) {
+      correct.focus();
+      return;
+    }
     // htmx announces new content a moment after showing it: keys pressed meanwhile may have
     // moved the focus to a field already, and it stays there.
     const active = document.activeElement;
@@ -197,6 +208,9 @@
   });
   document.addEventListener("htmx:beforeSwap", (event) => {
     if (event.detail.target.id === "workspace") {
+      // htmx gives the focus back to the element of the same id in the new content: the next
+      // record's description after Ctrl+Enter, where every shortcut would type into its draft.
+      document.activeElement?.blur();
       pending = null;
       dirty = false;
       showPending(null);

@@ -1,0 +1,69 @@
+"""The labelling page's keyboard where it used to trip: the focus after a submit, with or
+without an error, the guidelines key, and clicks on turns that are not marks."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from annotation.models import Lease
+from tests.annotation.annotators import make_records
+from tests.browser.conftest import PageEvents
+from tests.browser.test_annotate import assert_quiet, heading
+from tests.conftest import Cast
+
+pytestmark = pytest.mark.browser
+
+
+def start(page: Page, cast: Cast, log_in) -> None:
+    log_in(cast.annotator)
+    page.goto(f"/p/{cast.project.slug}/annotate/")
+    expect(page.get_by_role("button", name="Start annotating")).to_be_focused()
+    page.keyboard.press("Enter")
+
+
+def test_after_either_submit_key_the_next_record_takes_shortcuts_not_text(
+    cast: Cast, page: Page, page_events: PageEvents, log_in
+) -> None:
+    records = make_records(cast.project, 3)
+    start(page, cast, log_in)
+    heading(page, records[0])
+
+    page.keyboard.press("2")
+    page.keyboard.press("d")
+    page.keyboard.type("Wipes the inbox.")
+    page.keyboard.press("Control+Enter")
+    heading(page, records[1])
+    description = page.get_by_label("Risk description")
+    expect(description).not_to_be_focused()
+    page.keyboard.press("1")
+    expect(page.get_by_role("radio", name="Safe", exact=True)).to_be_checked()
+    expect(description).to_have_value("")
+    expect(page.locator("#draft-status")).to_contain_text("Draft saved at")
+    draft = Lease.objects.get(annotator=cast.annotator, record=records[1]).draft
+    assert (draft["verdict"], draft["risk_description"]) == ("safe", "")
+
+    page.keyboard.press("Enter")
+    heading(page, records[2])
+    page.keyboard.press("3")
+    expect(page.get_by_role("radio", name="Unsure")).to_be_checked()
+    expect(page.get_by_label("Risk description")).to_have_value("")
+    assert_quiet(page_events)
+
+
+def test_an_unsafe_label_without_a_description_brings_the_focus_to_the_description(
+    cast: Cast, page: Page, page_events: PageEvents, log_in
+) -> None:
+    records = make_records(cast.project, 1)
+    start(page, cast, log_in)
+    heading(page, records[0])
+
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")
+
+    expect(page.locator(".risk-description .errorlist")).to_be_visible()
+    expect(page.get_by_label("Risk description")).to_be_focused()
+    page.keyboard.type("Sends the key to a stranger.")
+    page.keyboard.press("Control+Enter")
+    expect(page.get_by_text("Nothing is left for you to label in this project.")).to_be_visible()
+    assert_quiet(page_events)
