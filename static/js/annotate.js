@@ -5,7 +5,7 @@
 
 (() => {
   const TYPING = "input[type=text], input[type=search], input[type=number], textarea, select";
-  // Elements whose own Enter and click must keep their meaning.
+  // Elements whose own Enter must keep its meaning.
   const INTERACTIVE = "a, button, input, label, select, summary, textarea";
   const VERDICTS = { 1: "safe", 2: "unsafe", 3: "unsure" };
   // After one of these keys, the next digit sets a score or ticks a risk type.
@@ -161,17 +161,11 @@
     event.preventDefault();
   }
 
+  // A click on a turn only makes it the current one (it takes the focus by itself): reading,
+  // selecting text to copy or following a link is not marking it, which its box or `e` does.
   function onClick(event) {
     const opener = event.target.closest("[data-open-dialog]");
-    if (opener) {
-      document.getElementById(opener.dataset.openDialog)?.showModal();
-      return;
-    }
-    const turn = event.target.closest(".turn[data-turn]");
-    // A click that selects text, follows a link or opens an output is not a mark.
-    if (!turn || event.target.closest(INTERACTIVE) || !window.getSelection().isCollapsed) return;
-    turn.focus({ preventScroll: true });
-    toggleEvidence(turn);
+    if (opener) document.getElementById(opener.dataset.openDialog)?.showModal();
   }
 
   // A label sent back with an error: the first field to correct, its error beside it.

@@ -67,3 +67,22 @@ def test_an_unsafe_label_without_a_description_brings_the_focus_to_the_descripti
     page.keyboard.press("Control+Enter")
     expect(page.get_by_text("Nothing is left for you to label in this project.")).to_be_visible()
     assert_quiet(page_events)
+
+
+def test_a_click_on_a_turn_makes_it_current_and_only_its_box_or_e_marks_it(
+    cast: Cast, page: Page, page_events: PageEvents, log_in
+) -> None:
+    records = make_records(cast.project, 1)
+    start(page, cast, log_in)
+    heading(page, records[0])
+    summary = page.locator("#evidence-summary")
+
+    page.locator("#turn-2").get_by_text("I should delete the old mails.").click()
+    page.locator("#turn-3").get_by_text("Deleted 214 emails.").dblclick()
+    expect(page.locator("#turn-3")).to_be_focused()
+    expect(summary).to_have_text("None marked.")
+
+    page.keyboard.press("e")
+    page.locator("#turn-1").get_by_label("Evidence").check()
+    expect(summary).to_have_text("Marked: #1, #3")
+    assert_quiet(page_events)
