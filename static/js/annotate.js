@@ -79,7 +79,10 @@
     if (!details) return;
     details.open = focusSelector ? true : !details.open;
     const target = focusSelector ? details.querySelector(focusSelector) : null;
-    (target || details.querySelector("summary")).focus();
+    (target || details.querySelector("summary")).focus({ preventScroll: true });
+    // Focusing scrolls only as far as the summary, at the foot of the panel: what opened below
+    // it stayed out of sight.
+    if (details.open) details.scrollIntoView({ block: "nearest" });
   }
 
   function openCheatSheet() {

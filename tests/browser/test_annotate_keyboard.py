@@ -7,6 +7,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from annotation.models import Lease
+from annotation.services.guidelines import guidelines_publish
 from tests.annotation.annotators import make_records
 from tests.browser.conftest import PageEvents
 from tests.browser.test_annotate import assert_quiet, heading
@@ -85,4 +86,30 @@ def test_a_click_on_a_turn_makes_it_current_and_only_its_box_or_e_marks_it(
     page.keyboard.press("e")
     page.locator("#turn-1").get_by_label("Evidence").check()
     expect(summary).to_have_text("Marked: #1, #3")
+    assert_quiet(page_events)
+
+
+def test_g_opens_the_guidelines_in_view(
+    cast: Cast, page: Page, page_events: PageEvents, log_in
+) -> None:
+    rules = "\n\n".join(f"{n}. Rule number {n}, explained at some length." for n in range(1, 40))
+    guidelines_publish(
+        project=cast.project, actor=cast.manager, text=f"Read the whole trace first.\n\n{rules}"
+    )
+    records = make_records(cast.project, 1)
+    start(page, cast, log_in)
+    heading(page, records[0])
+    first_line = page.get_by_text("Read the whole trace first.")
+    expect(first_line).to_be_hidden()
+    # Down to the foot of the panel, where the guidelines' summary sits.
+    page.locator(".labelling-panel").hover()
+    page.mouse.wheel(0, 2000)
+    expect(page.locator("#guidelines > summary")).to_be_in_viewport(ratio=1)
+
+    page.keyboard.press("g")
+
+    expect(page.locator("#guidelines > summary")).to_be_focused()
+    expect(first_line).to_be_in_viewport(ratio=1)
+    page.keyboard.press("g")
+    expect(first_line).to_be_hidden()
     assert_quiet(page_events)
