@@ -181,6 +181,13 @@
     document.querySelectorAll("[data-open-dialog]").forEach((button) => {
       button.hidden = false;
     });
+    // The address names the record being labelled, so that it can be linked or reloaded. It
+    // replaces the last one rather than adding to the history: an earlier record is no longer
+    // the annotator's to open.
+    const url = document.getElementById("workspace")?.dataset.url;
+    if (url && url !== window.location.pathname) {
+      window.history.replaceState(window.history.state, "", url);
+    }
     const correct = fieldToCorrect();
     if (correct) {
       correct.focus();
