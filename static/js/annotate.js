@@ -171,10 +171,10 @@
     if (opener) document.getElementById(opener.dataset.openDialog)?.showModal();
   }
 
-  // A label sent back with an error: the first field to correct, its error beside it.
+  // A label or a skip sent back with an error: the first field to correct, beside its error.
   function fieldToCorrect() {
-    const error = labelForm()?.querySelector(".label-field .errorlist");
-    return error ? error.closest(".label-field").querySelector("input, textarea, select") : null;
+    const error = document.querySelector("#workspace .errorlist");
+    return error?.parentElement.querySelector("input:not([type=hidden]), textarea, select");
   }
 
   function start() {

@@ -113,3 +113,22 @@ def test_g_opens_the_guidelines_in_view(
     page.keyboard.press("g")
     expect(first_line).to_be_hidden()
     assert_quiet(page_events)
+
+
+def test_a_skip_without_a_reason_brings_the_focus_back_to_the_reason(
+    cast: Cast, page: Page, page_events: PageEvents, log_in
+) -> None:
+    records = make_records(cast.project, 2)
+    start(page, cast, log_in)
+    heading(page, records[0])
+
+    page.keyboard.press("x")
+    page.keyboard.type("   ")
+    page.keyboard.press("Enter")
+
+    expect(page.locator("#skip .errorlist")).to_be_visible()
+    expect(page.get_by_label("Why skip it?")).to_be_focused()
+    page.keyboard.type("Unreadable.")
+    page.keyboard.press("Enter")
+    heading(page, records[1])
+    assert_quiet(page_events)
