@@ -211,7 +211,8 @@
     if (event.target.name === "evidence_turns") updateEvidenceSummary();
   });
   document.addEventListener("htmx:beforeSwap", (event) => {
-    if (event.detail.target.id === "workspace") {
+    // An answer htmx does not swap in (a server error) leaves the record and the focus be.
+    if (event.detail.shouldSwap && event.detail.target.id === "workspace") {
       // htmx gives the focus back to the element of the same id in the new content: the next
       // record's description after Ctrl+Enter, where every shortcut would type into its draft.
       document.activeElement?.blur();

@@ -132,3 +132,24 @@ def test_a_skip_without_a_reason_brings_the_focus_back_to_the_reason(
     page.keyboard.press("Enter")
     heading(page, records[1])
     assert_quiet(page_events)
+
+
+def test_a_server_error_on_submit_leaves_the_description_being_written(
+    cast: Cast, page: Page, page_events: PageEvents, log_in
+) -> None:
+    records = make_records(cast.project, 1)
+    start(page, cast, log_in)
+    heading(page, records[0])
+    page.route("**/submit/", lambda route: route.fulfill(status=500, body="Server Error"))
+
+    page.keyboard.press("2")
+    page.keyboard.press("d")
+    page.keyboard.type("Forwards the contract")
+    page.keyboard.press("Control+Enter")
+
+    expect(page.get_by_role("alert")).to_contain_text("Not sent")
+    description = page.get_by_label("Risk description")
+    expect(description).to_be_focused()
+    page.keyboard.type(" to a stranger.")
+    expect(description).to_have_value("Forwards the contract to a stranger.")
+    assert page_events.errors == []
