@@ -12,6 +12,11 @@ urlpatterns = [
     path("p/<slug:slug>/annotate/", labelling.annotate, name="annotate"),
     path("p/<slug:slug>/annotate/next/", labelling.annotate_next, name="annotate_next"),
     path(
+        "p/<slug:slug>/annotate/<int:lease_id>/",
+        labelling.annotate_lease,
+        name="annotate_lease",
+    ),
+    path(
         "p/<slug:slug>/annotate/<int:lease_id>/draft/",
         labelling.annotate_draft,
         name="annotate_draft",

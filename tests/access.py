@@ -99,6 +99,8 @@ RULES: dict[str, Rule] = {
     "curation:export_rjudge": Rule(MANAGERS),
     "annotation:annotate": Rule(ANNOTATORS),
     "annotation:annotate_next": Rule(ANNOTATORS, method="post"),
+    # The lease of url_values() is the annotator's: anyone else's is not found.
+    "annotation:annotate_lease": Rule(ANNOTATORS),
     # Posted empty, a label or a skip is re-shown with its errors; a draft is saved empty.
     "annotation:annotate_draft": Rule(ANNOTATORS, method="post"),
     "annotation:annotate_submit": Rule(ANNOTATORS, method="post"),

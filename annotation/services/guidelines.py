@@ -9,6 +9,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
 
 from annotation.models import GuidelineVersion
 from curation.errors import DomainError
@@ -34,6 +35,18 @@ GUIDELINES_MAX_CHARS = 100_000
 # CommonMark with tables and strikethrough; raw HTML in the text is shown as text, and links
 # with javascript: or data: URLs are not made into links (markdown-it's default check).
 _markdown = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+
+
+def _aligned_by_class(state: StateCore) -> None:
+    # markdown-it aligns a table's columns with style attributes, which the CSP refuses (a
+    # violation per cell, on every record of the labelling page): a class aligns them instead.
+    for token in state.tokens:
+        style = token.attrs.pop("style", None) if token.type in ("th_open", "td_open") else None
+        if style:
+            token.attrSet("class", "align-" + str(style).removeprefix("text-align:"))
+
+
+_markdown.core.ruler.push("aligned_by_class", _aligned_by_class)
 
 
 @transaction.atomic

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -32,6 +32,7 @@ from curation.errors import Conflict, DomainError
 from curation.selectors import tool_summaries
 
 MY_WORK_PAGE_SIZE = 50
+GONE = "That record is no longer yours to label: it was labelled, skipped or handed on."
 
 
 @require_GET
@@ -43,12 +44,29 @@ def annotate(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
     return _workspace(request, access, lease)
 
 
+@require_GET
+@vary_on_headers("HX-Request")
+@annotator_view
+def annotate_lease(request: HttpRequest, access: ProjectAccess, lease_id: int) -> HttpResponse:
+    """A record being labelled, at an address of its own that only its annotator may open."""
+    lease = selectors.live_lease(access.project, request.user)
+    if lease is not None and lease.pk == lease_id:
+        return _workspace(request, access, lease)
+    if not Lease.objects.filter(
+        pk=lease_id, project=access.project, annotator=request.user
+    ).exists():
+        raise Http404("No record of yours is being labelled at this address.")
+    messages.info(request, GONE)
+    return redirect("annotation:annotate", access.project.slug)
+
+
 @require_POST
 @annotator_view
 def annotate_next(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
-    if lease_next_record(project=access.project, annotator=request.user) is None:
+    lease = lease_next_record(project=access.project, annotator=request.user)
+    if lease is None:
         messages.info(request, "Nothing is left for you to label in this project.")
-    return redirect("annotation:annotate", access.project.slug)
+    return _to_workspace(access, lease)
 
 
 @require_POST
@@ -100,21 +118,27 @@ def _next(
     request: HttpRequest, access: ProjectAccess, note: str, saved: Annotation | None = None
 ) -> HttpResponse:
     """After a submit or a skip: the next record, in place for htmx, else by a redirect."""
-    lease_next_record(project=access.project, annotator=request.user)
+    claimed = lease_next_record(project=access.project, annotator=request.user)
     if not request.htmx:
         messages.success(request, note)
-        return redirect("annotation:annotate", access.project.slug)
+        return _to_workspace(access, claimed)
     lease = selectors.live_lease(access.project, request.user)
     return _workspace(request, access, lease, note=note, saved=saved)
 
 
+def _to_workspace(access: ProjectAccess, lease: Lease | None) -> HttpResponse:
+    """A redirect to the record being labelled, at its own address, or to the start page."""
+    if lease is None:
+        return redirect("annotation:annotate", access.project.slug)
+    return redirect("annotation:annotate_lease", access.project.slug, lease.pk)
+
+
 def _gone(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
-    error = "That record is no longer yours to label: it was labelled, skipped or handed on."
     if not request.htmx:
-        messages.error(request, error)
+        messages.error(request, GONE)
         return redirect("annotation:annotate", access.project.slug)
     lease = selectors.live_lease(access.project, request.user)
-    return _workspace(request, access, lease, error=error)
+    return _workspace(request, access, lease, error=GONE)
 
 
 def _workspace(

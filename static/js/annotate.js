@@ -5,7 +5,7 @@
 
 (() => {
   const TYPING = "input[type=text], input[type=search], input[type=number], textarea, select";
-  // Elements whose own Enter and click must keep their meaning.
+  // Elements whose own Enter must keep its meaning.
   const INTERACTIVE = "a, button, input, label, select, summary, textarea";
   const VERDICTS = { 1: "safe", 2: "unsafe", 3: "unsure" };
   // After one of these keys, the next digit sets a score or ticks a risk type.
@@ -79,7 +79,10 @@
     if (!details) return;
     details.open = focusSelector ? true : !details.open;
     const target = focusSelector ? details.querySelector(focusSelector) : null;
-    (target || details.querySelector("summary")).focus();
+    (target || details.querySelector("summary")).focus({ preventScroll: true });
+    // Focusing scrolls only as far as the summary, at the foot of the panel: what opened below
+    // it stayed out of sight.
+    if (details.open) details.scrollIntoView({ block: "nearest" });
   }
 
   function openCheatSheet() {
@@ -161,23 +164,35 @@
     event.preventDefault();
   }
 
+  // A click on a turn only makes it the current one (it takes the focus by itself): reading,
+  // selecting text to copy or following a link is not marking it, which its box or `e` does.
   function onClick(event) {
     const opener = event.target.closest("[data-open-dialog]");
-    if (opener) {
-      document.getElementById(opener.dataset.openDialog)?.showModal();
-      return;
-    }
-    const turn = event.target.closest(".turn[data-turn]");
-    // A click that selects text, follows a link or opens an output is not a mark.
-    if (!turn || event.target.closest(INTERACTIVE) || !window.getSelection().isCollapsed) return;
-    turn.focus({ preventScroll: true });
-    toggleEvidence(turn);
+    if (opener) document.getElementById(opener.dataset.openDialog)?.showModal();
+  }
+
+  // A label or a skip sent back with an error: the first field to correct, beside its error.
+  function fieldToCorrect() {
+    const error = document.querySelector("#workspace .errorlist");
+    return error?.parentElement.querySelector("input:not([type=hidden]), textarea, select");
   }
 
   function start() {
     document.querySelectorAll("[data-open-dialog]").forEach((button) => {
       button.hidden = false;
     });
+    // The address names the record being labelled, so that it can be linked or reloaded. It
+    // replaces the last one rather than adding to the history: an earlier record is no longer
+    // the annotator's to open.
+    const url = document.getElementById("workspace")?.dataset.url;
+    if (url && url !== window.location.pathname) {
+      window.history.replaceState(window.history.state, "", url);
+    }
+    const correct = fieldToCorrect();
+    if (correct) {
+      correct.focus();
+      return;
+    }
     // htmx announces new content a moment after showing it: keys pressed meanwhile may have
     // moved the focus to a field already, and it stays there.
     const active = document.activeElement;
@@ -196,7 +211,11 @@
     if (event.target.name === "evidence_turns") updateEvidenceSummary();
   });
   document.addEventListener("htmx:beforeSwap", (event) => {
-    if (event.detail.target.id === "workspace") {
+    // An answer htmx does not swap in (a server error) leaves the record and the focus be.
+    if (event.detail.shouldSwap && event.detail.target.id === "workspace") {
+      // htmx gives the focus back to the element of the same id in the new content: the next
+      // record's description after Ctrl+Enter, where every shortcut would type into its draft.
+      document.activeElement?.blur();
       pending = null;
       dirty = false;
       showPending(null);
