@@ -169,5 +169,5 @@ def test_eight_annotators_at_once_label_every_record_k_times(
     ).splitlines()[-2:]
     assert json.loads(counts) == [K] * RECORDS
     assert int(total) == sum(labelled.values()) == K * RECORDS
-    # The work was shared out, not done by one annotator while the others waited.
-    assert len(labelled) == ANNOTATORS
+    # Several annotators labelled at once (one that started last may find nothing left).
+    assert len(labelled) > 1
