@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.factories import rjudge_record
+from tests.test_studio_up import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 ANNOTATORS = 8
@@ -54,12 +54,6 @@ from django.db.models import Count
 print(list(Record.objects.annotate(n=Count("annotations")).values_list("n", flat=True)))
 print(Annotation.objects.count())
 """
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture
