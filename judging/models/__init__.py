@@ -1,0 +1,22 @@
+"""LLM judges, their runs and verdicts, the disagreements found, and how reviewers settle them."""
+
+from __future__ import annotations
+
+from judging.models.connections import ConnectionCheck, ModelConnection
+from judging.models.judges import Judge, PromptTemplate, Protocol
+from judging.models.review import Adjudication, Disagreement, PendingCheck
+from judging.models.runs import JudgeRun, PlainJSONField, Verdict
+
+__all__ = [
+    "Adjudication",
+    "ConnectionCheck",
+    "Disagreement",
+    "Judge",
+    "JudgeRun",
+    "ModelConnection",
+    "PendingCheck",
+    "PlainJSONField",
+    "PromptTemplate",
+    "Protocol",
+    "Verdict",
+]
