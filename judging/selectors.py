@@ -298,3 +298,47 @@ def run_top_errors(run_id: int, limit: int = TOP_ERRORS) -> list[tuple[str, int]
         .order_by("-n", "error")
     )
     return list(rows[:limit])
+
+
+@dataclass(frozen=True)
+class ScoreRun:
+    """A finished run that gave 0-3 scores: a source of scores that a release may publish."""
+
+    id: int
+    name: str
+    # "safety" or "helpfulness": the scale its scores are on.
+    scale: str
+    # The model that scored and, for imported evaluator files, the metric they name.
+    model: str
+    metric: str
+    scored: int
+
+
+def score_runs(project: Project) -> list[ScoreRun]:
+    """The project's finished runs with at least one valid 0-3 score, oldest first, whatever
+    their protocol or how they were made (judged here, imported, or combined)."""
+    scored = dict(
+        Verdict.objects.filter(
+            run__project=project,
+            run__state=JudgeRun.State.SUCCEEDED,
+            parse_status=Verdict.Parse.VALID,
+            score__isnull=False,
+        )
+        .order_by()
+        .values_list("run_id")
+        .annotate(n=Count("id"))
+    )
+    runs = (
+        JudgeRun.objects.filter(pk__in=scored).select_related("judge").order_by("created_at", "id")
+    )
+    return [
+        ScoreRun(
+            id=run.pk,
+            name=run.name,
+            scale=SCALES[run_score_scale(run_protocol(run))],
+            model=str((run.judge_snapshot or {}).get("model") or ""),
+            metric=str((run.judge_snapshot or {}).get("metric") or ""),
+            scored=scored[run.pk],
+        )
+        for run in runs
+    ]

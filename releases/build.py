@@ -30,6 +30,7 @@ from releases.safepro_file import (
     write_safepro,
     write_safepro_zip,
 )
+from releases.trl_file import TRL_JSONL
 
 MANIFEST = "manifest.json"
 CARD = "README.md"
@@ -103,8 +104,11 @@ def _build_into(release: Release, partial: Path, final: Path) -> dict[str, Any]:
             release, partial, pair_texts, lambda n: _report(release, "Records", n)
         )
         _report(release, "Tasks and preference pairs", release.summary.get("records", 0))
-        with open(partial / DPO_JSONL, "wb") as stream:
-            pairs = write_pairs(release, stream, pair_texts)
+        with (
+            open(partial / DPO_JSONL, "wb") as stream,
+            open(partial / TRL_JSONL, "wb") as conversational,
+        ):
+            pairs, trl_pairs = write_pairs(release, stream, conversational, pair_texts)
     if release.summary.get("tasks"):
         with open(partial / SAFEPRO_JSON, "wb") as stream:
             write_safepro(release, stream)
@@ -113,10 +117,11 @@ def _build_into(release: Release, partial: Path, final: Path) -> dict[str, Any]:
             with open(partial / SAFEPRO_ZIP, "wb") as stream:
                 write_safepro_zip(release, stream)
             names.append(SAFEPRO_ZIP)
-    if pairs:
-        names.append(DPO_JSONL)
-    else:
-        (partial / DPO_JSONL).unlink()
+    for name, written in ((DPO_JSONL, pairs), (TRL_JSONL, trl_pairs)):
+        if written:
+            names.append(name)
+        else:
+            (partial / name).unlink()
     _report(release, "Dataset card and manifest", release.summary.get("records", 0))
     names.append(CARD)
     (partial / CARD).write_text(dataset_card(release, sorted(names)), encoding="utf-8")

@@ -11,6 +11,7 @@ from typing import Any
 from releases.changes import LISTED, release_changes
 from releases.models import Release
 from releases.record_files import RECORDS_PARQUET
+from releases.scores import release_sources, source_name
 
 STATISTIC_NAMES = {
     "percent": "Percent agreement",
@@ -53,6 +54,7 @@ def dataset_card(release: Release, files: list[str]) -> str:
         "`manifest.json`).",
         "",
         *_counts(summary),
+        *_scores(release),
         *_excluded(summary),
         *_agreement(summary.get("agreement") or {}),
         *_judges(summary.get("judges") or []),
@@ -71,14 +73,26 @@ def _counts(summary: dict[str, Any]) -> list[str]:
     lines = ["## Records by category and label", "", "| Category | Safe | Unsafe | All |"]
     lines.append("|---|---:|---:|---:|")
     for row in summary["by_category"]:
-        lines.append(
-            f"| {_cell(row['category'])} | {row['safe']} | {row['unsafe']} | "
-            f"{row['safe'] + row['unsafe']} |"
-        )
+        # "records" counts those without a label too (a release of scores alone).
+        records = row.get("records", row["safe"] + row["unsafe"])
+        lines.append(f"| {_cell(row['category'])} | {row['safe']} | {row['unsafe']} | {records} |")
     labels = summary["labels"]
     lines.append(
         f"| **All** | {labels.get('safe', 0)} | {labels.get('unsafe', 0)} | {summary['records']} |"
     )
+    return [*lines, ""]
+
+
+def _scores(release: Release) -> list[str]:
+    """Where the records' 0-3 scores come from, one source per scale, never an average of
+    several runs."""
+    scored = release.summary.get("scored") or {}
+    lines = ["## Scores", ""]
+    for scale, source in release_sources(release.options).items():
+        lines.append(
+            f"- {scale.capitalize()} scores (0-3) from {_cell(source_name(source))}: "
+            f"{scored.get(scale, 0)} records."
+        )
     return [*lines, ""]
 
 

@@ -1,9 +1,13 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
+from curation.models import Project
 from releases.models import LabelBasis
 from releases.pairs import DEFAULT_MIN_CHOSEN, DEFAULT_MIN_GAP, PairBy
+from releases.scores import HUMAN, source_choices
 
 
 class ReleaseForm(forms.Form):
@@ -27,6 +31,16 @@ class ReleaseForm(forms.Form):
         help_text="Anonymised as annotator_1, annotator_2, …",
     )
     verdicts = forms.BooleanField(required=False, label="Include judge verdicts")
+    # Not sent: human consensus, as the API takes it.
+    safety_scores = forms.ChoiceField(
+        required=False,
+        initial=HUMAN,
+        label="Safety scores from",
+        help_text="The records carry the scores of this source alone; runs are never averaged.",
+    )
+    helpfulness_scores = forms.ChoiceField(
+        required=False, initial=HUMAN, label="Helpfulness scores from"
+    )
     pairs_by = forms.ChoiceField(
         choices=PairBy.choices, initial=PairBy.SAFETY, label="Preference pairs by"
     )
@@ -54,6 +68,18 @@ class ReleaseForm(forms.Form):
         label="Public",
         help_text="Anyone may download a public release; a private one, only managers.",
     )
+
+    def __init__(self, *args: Any, project: Project, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The project's own runs: a source is human consensus or one run that scores the scale.
+        for scale, choices in source_choices(project).items():
+            self.fields[f"{scale}_scores"].choices = choices
+
+    def clean_safety_scores(self) -> str:
+        return self.cleaned_data["safety_scores"] or HUMAN
+
+    def clean_helpfulness_scores(self) -> str:
+        return self.cleaned_data["helpfulness_scores"] or HUMAN
 
 
 class VisibilityForm(forms.Form):

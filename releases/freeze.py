@@ -26,16 +26,19 @@ from curation.models import Project, Record
 from judging import metrics
 from judging.models import Adjudication, JudgeRun, Verdict
 from judging.reports import Scale, agreement_report, quality_runs
-from judging.selectors import consensus_of
+from judging.selectors import SCALES, consensus_of
 from releases.models import LabelBasis, Release, ReleaseRecord, ReleaseTask
+from releases.scores import release_sources
 
 # Why a record is left out of a release.
 NO_GOLD_LABEL = "no gold label"
 IN_ANNOTATION = "still being annotated"
+NO_SCORE = "no score from the chosen sources"
 # Where an included record's label comes from.
 ADJUDICATED = "adjudicated"
 CONSENSUS = "consensus"
 GOLD = "gold"
+SCORED = "scores"
 
 # A judge's answer -> its column in the confusion table.
 ANSWER_COLUMNS = {"safe": metrics.SAFE, "unsafe": metrics.UNSAFE}
@@ -64,10 +67,13 @@ def release_freeze(release: Release) -> dict[str, Any]:
     project = release.project
     adjudicated = _latest_adjudications(project)
     streams = _RecordStreams(release)
-    # {category: {label: records}} of the records in the release, counted as they go in.
+    # {category: {label: records, "records": all}} of the records in the release, counted as
+    # they go in (a release of scores alone has records but no labels).
     by_category: dict[str, dict[str, int]] = defaultdict(
-        lambda: dict.fromkeys(SafetyLabel.values, 0)
+        lambda: dict.fromkeys([*SafetyLabel.values, "records"], 0)
     )
+    labels: dict[str, int] = defaultdict(int)
+    scored = dict.fromkeys(SCALES, 0)
     excluded: dict[str, int] = defaultdict(int)
     places = open_places(project)
     in_annotation = 0
@@ -76,17 +82,20 @@ def release_freeze(release: Release) -> dict[str, Any]:
         _insert_records(rows)
         for row, record in zip(rows, chunk, strict=True):
             if row.included:
-                by_category[row.category][row.label] += 1
+                by_category[row.category]["records"] += 1
+                if row.label:
+                    by_category[row.category][row.label] += 1
+                    labels[row.label] += 1
+                scored["safety"] += row.safety_score is not None
+                scored["helpfulness"] += row.helpfulness_score is not None
                 in_annotation += record[-1] < places
             else:
                 excluded[row.label_source] += 1
-    labels: dict[str, int] = defaultdict(int)
-    for counts in by_category.values():
-        for label, count in counts.items():
-            labels[label] += count
     return {
-        "records": sum(labels.values()),
+        "records": sum(counts["records"] for counts in by_category.values()),
         "labels": {label: count for label, count in sorted(labels.items()) if count},
+        # Records with a score of each scale, from the release's source of that scale.
+        "scored": scored,
         "excluded": dict(sorted(excluded.items())),
         # Records in the release that annotators may still be handed: publishing the release
         # would show them its labels and verdicts before they give their own.
@@ -139,7 +148,8 @@ class _RecordStreams:
         self.verdicts = _ByRecord(
             _verdict_rows(project) if release.options.get("verdicts") else iter(())
         )
-        self.judge_scores = _ByRecord(_judge_score_rows(project))
+        self.sources = release_sources(release.options)
+        self.run_scores = _ByRecord(_run_score_rows(self.sources))
         # Annotators are numbered annotator_1..n in the order they first appear.
         self.names: dict[int, str] = {}
         self.with_annotators = bool(release.options.get("annotator_labels"))
@@ -173,11 +183,17 @@ class _RecordStreams:
             for _, run, label, score, status in self.verdicts.take(record_id)
         ]
 
-    def judge_scores_of(self, record_id: int) -> dict[str, list[int]]:
-        scores: dict[str, list[int]] = defaultdict(list)
-        for _, scale, score in self.judge_scores.take(record_id):
-            scores[scale].append(score)
-        return scores
+    def scores_of(self, record_id: int, labels: _Labels) -> dict[str, float | None]:
+        """The record's score on each scale from that scale's source: the chosen run's score
+        (a run scores a record once), or the mean of the annotators' scores."""
+        by_run = {scale: score for _, scale, score in self.run_scores.take(record_id)}
+        people = {"safety": labels.safety, "helpfulness": labels.helpfulness}
+        return {
+            scale: by_run.get(scale)
+            if self.sources[scale].get("source") == "run"
+            else _mean(people[scale])
+            for scale in SCALES
+        }
 
 
 def _annotation_rows(project: Project) -> Iterator[tuple]:
@@ -225,16 +241,13 @@ def _verdict_rows(project: Project) -> Iterator[tuple]:
     )
 
 
-def _judge_score_rows(project: Project) -> Iterator[tuple]:
-    """Valid 0-3 scores of ToolEmu evaluator runs, by scale: where no person gave a score, the
-    preference pairs use the judges' (for example, ToolEmu evaluations a team imported)."""
-    scales = {"toolemu_safety": "safety", "toolemu_helpfulness": "helpfulness"}
-    runs = JudgeRun.objects.filter(
-        project=project,
-        state=JudgeRun.State.SUCCEEDED,
-        judge_snapshot__protocol__in=list(scales),
-    ).values_list("id", "judge_snapshot__protocol")
-    scale_of_run = {run_id: scales[protocol] for run_id, protocol in runs}
+def _run_score_rows(sources: dict[str, dict[str, Any]]) -> Iterator[tuple]:
+    """(record id, scale, score) of the valid scores of the runs chosen as score sources."""
+    scale_of_run = {
+        source["run_id"]: scale
+        for scale, source in sources.items()
+        if source.get("source") == "run"
+    }
     rows = (
         Verdict.objects.filter(
             run_id__in=scale_of_run, parse_status=Verdict.Parse.VALID, score__isnull=False
@@ -274,17 +287,20 @@ def _release_record(
 ) -> FrozenRecord:
     record_id, category, scenario, gold_label, gold_description, annotation_count = record
     mine = streams.labels_of(record_id)
+    scores = streams.scores_of(record_id, mine)
     if release.options.get("leave_out_in_annotation") and annotation_count < places:
         label, source, description = "", IN_ANNOTATION, ""
+    elif release.label_basis == LabelBasis.SCORES:
+        scored = any(score is not None for score in scores.values())
+        label, source, description = "", SCORED if scored else NO_SCORE, ""
     elif release.label_basis == LabelBasis.GOLD:
         label, source, description = _gold(gold_label, gold_description)
     else:
         label, source, description = _final(mine, adjudicated.get(record_id), release.project)
-    judged = streams.judge_scores_of(record_id)
     return FrozenRecord(
         release_id=release.pk,
         record_id=record_id,
-        included=bool(label),
+        included=bool(label) or source == SCORED,
         label=label,
         label_source=source,
         risk_description=description,
@@ -292,8 +308,8 @@ def _release_record(
         scenario=scenario,
         annotator_labels=mine.anonymous,
         verdicts=streams.verdicts_of(record_id),
-        safety_score=_mean(mine.safety or judged.get("safety", [])),
-        helpfulness_score=_mean(mine.helpfulness or judged.get("helpfulness", [])),
+        safety_score=scores["safety"],
+        helpfulness_score=scores["helpfulness"],
     )
 
 
@@ -385,9 +401,8 @@ def _agreement(project: Project) -> dict[str, Any]:
 def _judge_quality(release: Release) -> list[dict[str, Any]]:
     """Each finished labelling run against the release's own labels (an invalid output or an
     error counts as a wrong answer, as in R-Judge)."""
-    label_of = dict(
-        release.records.filter(included=True).values_list("record_id", "label").iterator()
-    )
+    labelled = release.records.filter(included=True).exclude(label="")
+    label_of = dict(labelled.values_list("record_id", "label").iterator())
     runs = quality_runs(release.project).filter(state=JudgeRun.State.SUCCEEDED)
     judges = []
     for run_id, name in runs.order_by("created_at", "id").values_list("id", "name"):

@@ -15,6 +15,8 @@ from curation.models import TimeStampedModel
 class LabelBasis(models.TextChoices):
     FINAL = "final", "Final labels: adjudicated, else the human consensus"
     GOLD = "gold", "The source's gold labels"
+    # A scored study (ToolEmu's evaluators, or people scoring 0-3) needs no safe/unsafe label.
+    SCORES = "scores", "No safe/unsafe label: the records' 0-3 scores alone"
 
 
 class Release(TimeStampedModel):
@@ -34,8 +36,8 @@ class Release(TimeStampedModel):
     version = models.CharField(max_length=50)
     notes = models.TextField(blank=True)
     license = models.CharField(max_length=100)
-    # Which labels the release publishes: the team's final labels, or the source's gold labels
-    # (to republish an already labelled dataset as it is).
+    # Which labels the release publishes: the team's final labels, the source's gold labels
+    # (to republish an already labelled dataset as it is), or none but the 0-3 scores.
     label_basis = models.CharField(
         max_length=10, choices=LabelBasis.choices, default=LabelBasis.FINAL
     )
@@ -43,7 +45,8 @@ class Release(TimeStampedModel):
     # Anyone may download a public release; only managers a private one.
     public = models.BooleanField(default=False)
     # What the files include: {"annotator_labels": bool, "verdicts": bool,
-    #  "dpo": {"by": "safety" | "helpfulness" | "both", "min_gap": 2, "min_chosen": 2}}
+    #  "dpo": {"by": "safety" | "helpfulness" | "both", "min_gap": 2, "min_chosen": 2},
+    #  "scores": {"safety": source, "helpfulness": source}} (releases/scores.py says a source)
     options = models.JSONField(default=dict, blank=True)
     # Counts frozen at creation: records in and out (with why), tasks.
     summary = models.JSONField(default=dict, blank=True)
@@ -79,7 +82,7 @@ class ReleaseRecord(models.Model):
     # In the release with a final label, or left out with a reason.
     included = models.BooleanField()
     label = models.CharField(max_length=10, blank=True)
-    # "adjudicated", "consensus" or "gold"; for records left out, why.
+    # "adjudicated", "consensus", "gold" or "scores"; for records left out, why.
     label_source = models.CharField(max_length=40)
     # The record's place, as the release prints it.
     category = models.CharField(max_length=100)
@@ -89,7 +92,8 @@ class ReleaseRecord(models.Model):
     annotator_labels = models.JSONField(default=list, blank=True)
     # [{"run": name, "label", "score", "parse_status"}]
     verdicts = models.JSONField(default=list, blank=True)
-    # Mean 0-3 scores of the record's labels, for preference pairs.
+    # The record's 0-3 scores from the release's score source of each scale (a run's score, or
+    # the mean of the annotators' scores), for the files and the preference pairs.
     safety_score = models.FloatField(null=True, blank=True)
     helpfulness_score = models.FloatField(null=True, blank=True)
 

@@ -6,7 +6,12 @@ a minimum itself. "By safety" applies it to safety scores, "by helpfulness" to h
 "both" to both at once.
 
 Records belong together when they answer the same benchmark task (agent runs imported for a task),
-or else when they are the same case: the same scenario and the same first user request.
+or else when they are the same case: the same scenario and the same first user request (a ToolEmu
+case: its name and its instruction).
+
+Scores come from the release's score source of each scale (releases/scores.py), named in each
+pair's provenance. Pairs of ToolEmu trajectories are also written in TRL's conversational format
+(releases/trl_file.py).
 """
 
 from __future__ import annotations
@@ -24,7 +29,11 @@ import orjson
 from django.db import models
 from django.db.models import QuerySet
 
+from curation.choices import SourceFormat
+from curation.formats.turns import test_case_of
 from releases.models import Release
+from releases.scores import pair_provenance, release_sources
+from releases.trl_file import agent_messages, agent_prompt, toolkit_descriptions, whole
 
 DPO_JSONL = "dpo_pairs.jsonl"
 DEFAULT_MIN_GAP = 2
@@ -80,7 +89,8 @@ Pairs = list[tuple[Candidate, Candidate]]
 class PairTexts:
     """Each scored record's prompt and response, kept aside by the pass that writes the record
     files (which reads every record's text anyway) for the pairs to use: in a temporary file,
-    so that memory holds only where each record's texts are."""
+    so that memory holds only where each record's texts are. A ToolEmu trajectory also keeps
+    its conversation: the agent's prompt, its messages, its case and its agent."""
 
     def __init__(self) -> None:
         # Closed by __exit__: the object is the context manager.
@@ -93,42 +103,69 @@ class PairTexts:
     def __exit__(self, *exc_info: object) -> None:
         self.file.close()
 
-    def add(self, record_id: int, turns: list[dict[str, Any]]) -> None:
-        data = orjson.dumps((_prompt(turns), _response(turns)))
-        self.places[record_id] = (self.file.tell(), len(data))
+    def add(self, row: dict[str, Any], turns: list[dict[str, Any]]) -> None:
+        """Keep a record's texts (a row of record_files.included_records)."""
+        conversation = None
+        if row["record__source_format"] == SourceFormat.TOOLEMU:
+            case = test_case_of(row["record__source_format"], row["record__raw"]) or {}
+            conversation = {
+                "input": _prompt(turns),
+                "toolkits": case.get("Toolkits") or [],
+                "case_idx": case.get("index"),
+                "agent": row["record__source_agent"],
+                "messages": agent_messages(turns),
+            }
+        data = orjson.dumps((_prompt(turns), _response(turns), conversation))
+        self.places[row["record_id"]] = (self.file.tell(), len(data))
         self.file.write(data)
 
-    def get(self, record_id: int) -> tuple[str, str]:
+    def _read(self, record_id: int) -> list[Any]:
         offset, size = self.places[record_id]
         self.file.seek(offset)
-        prompt, response = orjson.loads(self.file.read(size))
+        texts = orjson.loads(self.file.read(size))
         self.file.seek(0, io.SEEK_END)
+        return texts
+
+    def get(self, record_id: int) -> tuple[str, str]:
+        prompt, response, _ = self._read(record_id)
         return prompt, response
 
+    def conversation(self, record_id: int) -> dict[str, Any] | None:
+        return self._read(record_id)[2]
 
-def write_pairs(release: Release, stream: IO[bytes], texts: PairTexts) -> int:
-    """Write the release's preference pairs as JSONL; return how many.
+
+def write_pairs(
+    release: Release, stream: IO[bytes], conversational: IO[bytes], texts: PairTexts
+) -> tuple[int, int]:
+    """Write the release's preference pairs as JSONL, and those of ToolEmu trajectories in
+    TRL's conversational format too; return how many of each.
 
     Agent runs of a task pair up under the task's prompt, task by task. Other records group by
     their scenario and first request; memory holds their ids, scores and group keys.
     """
     rule = PairRule.of(release)
+    provenance = pair_provenance(release_sources(release.options), rule.scales)
+    toolkits = toolkit_descriptions(release.project)
     scored = release.records.filter(included=True)
     for scale in rule.scales:
         scored = scored.filter(**{f"{scale}_score__isnull": False})
-    written = 0
+    written = trl_written = 0
     for group, prompt, candidates in _task_groups(scored):
         for chosen, rejected in _pairs_of(candidates, rule):
-            pair = _pair(release, rule, group, prompt, chosen, rejected, texts)
+            pair = _pair(release, rule, group, prompt, chosen, rejected, texts, provenance)
             stream.write(orjson.dumps(pair) + b"\n")
             written += 1
     for group, candidates in _case_groups(scored, texts):
         for chosen, rejected in _pairs_of(candidates, rule):
             prompt = texts.get(chosen.record_id)[0]
-            pair = _pair(release, rule, group, prompt, chosen, rejected, texts)
+            pair = _pair(release, rule, group, prompt, chosen, rejected, texts, provenance)
             stream.write(orjson.dumps(pair) + b"\n")
             written += 1
-    return written
+            trl = _trl_pair(rule, pair, chosen, rejected, texts, toolkits)
+            if trl is not None:
+                conversational.write(orjson.dumps(trl) + b"\n")
+                trl_written += 1
+    return written, trl_written
 
 
 def _pairs_of(candidates: Iterable[Candidate], rule: PairRule) -> Pairs:
@@ -211,6 +248,7 @@ def _pair(
     chosen: Candidate,
     rejected: Candidate,
     texts: PairTexts,
+    scores: dict[str, Any],
 ) -> dict[str, Any]:
     return {
         "prompt": prompt,
@@ -228,5 +266,41 @@ def _pair(
             "by": rule.by,
             "min_gap": rule.min_gap,
             "min_chosen": rule.min_chosen,
+            # Whose scores made the pair, for each scale it was chosen by.
+            "scores": scores,
         },
+    }
+
+
+def _trl_pair(
+    rule: PairRule,
+    pair: dict[str, Any],
+    chosen: Candidate,
+    rejected: Candidate,
+    texts: PairTexts,
+    toolkits: dict[str, tuple[str, dict[str, str]]],
+) -> dict[str, Any] | None:
+    """The pair in TRL's conversational format, None unless both are ToolEmu trajectories.
+    `chosen_score` is on the scale the pair was chosen by (safety for "both", whose
+    helpfulness scores are beside it)."""
+    better, worse = texts.conversation(chosen.record_id), texts.conversation(rejected.record_id)
+    if better is None or worse is None:
+        return None
+    scale = rule.scales[0]
+    return {
+        "prompt": agent_prompt(better["input"], better["toolkits"], toolkits),
+        "chosen": better["messages"],
+        "rejected": worse["messages"],
+        "case_idx": better["case_idx"],
+        "chosen_score": whole(chosen.scores[scale]),
+        "rejected_score": whole(rejected.scores[scale]),
+        "score_difference": whole(chosen.scores[scale] - rejected.scores[scale]),
+        "chosen_model": better["agent"],
+        "rejected_model": worse["agent"],
+        **{
+            f"{side}_{name}_score": whole(candidate.scores[name])
+            for side, candidate in (("chosen", chosen), ("rejected", rejected))
+            for name in ("safety", "helpfulness")
+        },
+        "provenance": pair["provenance"],
     }

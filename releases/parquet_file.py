@@ -15,7 +15,9 @@ from releases.models import Release
 PARQUET_BUFFER_BYTES = 8 * 1024 * 1024
 PARQUET_BLOCK_BYTES = 1024 * 1024
 
-# A turn as the importers normalise it: text or null, whatever the source format.
+# A turn as the importers normalise it: text or null, whatever the source format. A ToolEmu
+# tool call names its tool apart from its input (the action), and its observation keeps the
+# emulator's notes.
 _TURN = pa.struct(
     [
         ("round", pa.int32()),
@@ -23,6 +25,34 @@ _TURN = pa.struct(
         ("content", pa.string()),
         ("thought", pa.string()),
         ("action", pa.string()),
+        ("tool", pa.string()),
+        ("notes", pa.struct([("summary", pa.string()), ("thought", pa.string())])),
+    ]
+)
+_SOURCE = pa.struct(
+    [
+        ("agent", pa.string()),
+        ("emulator", pa.string()),
+        ("case", pa.string()),
+        ("case_index", pa.int64()),
+        ("replicate", pa.string()),
+    ]
+)
+_TEXTS = pa.list_(pa.string())
+# A ToolEmu test case, with ToolEmu's own field names; null for records of other formats.
+_TEST_CASE = pa.struct(
+    [
+        ("name", pa.string()),
+        ("index", pa.int64()),
+        ("Toolkits", _TEXTS),
+        ("User Instruction", pa.string()),
+        (
+            "Underspecifications",
+            pa.struct([("Task Information", _TEXTS), ("Safety & Security Constraints", _TEXTS)]),
+        ),
+        ("Expected Achievements", _TEXTS),
+        ("Potential Risky Outcomes", _TEXTS),
+        ("Potential Risky Actions", _TEXTS),
     ]
 )
 _ANNOTATOR_LABEL = pa.struct(
@@ -53,6 +83,8 @@ def parquet_schema(release: Release) -> pa.Schema:
         ("task_id", pa.string()),
         ("profile", pa.string()),
         ("goal", pa.string()),
+        ("source", _SOURCE),
+        ("test_case", _TEST_CASE),
         ("turns", pa.list_(_TURN)),
         ("label", pa.string()),
         ("label_source", pa.string()),

@@ -21,7 +21,7 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 
 from curation.choices import SourceFormat
-from curation.formats.turns import turns_of
+from curation.formats.turns import test_case_of, turns_of
 from curation.importers.layout import path_part
 from releases.background import Background, BackgroundSink
 from releases.models import LabelBasis, Release
@@ -85,6 +85,11 @@ def included_records(release: Release) -> Iterator[dict[str, Any]]:
             "record__goal",
             "record__raw",
             "record__task__external_id",
+            "record__source_agent",
+            "record__source_emulator",
+            "record__source_case",
+            "record__source_case_index",
+            "record__source_replicate",
         )
     )
     return rows.iterator(chunk_size=CHUNK)
@@ -93,7 +98,8 @@ def included_records(release: Release) -> Iterator[dict[str, Any]]:
 def record_row(
     release: Release, row: dict[str, Any], turns: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    """A record as JSONL and Parquet print it."""
+    """A record as JSONL and Parquet print it: its source (the agent that produced it, the
+    emulator, the case and the run, where the format has them) and, for ToolEmu, its test case."""
     printed = {
         "id": row["record__external_id"],
         "category": row["category"],
@@ -103,6 +109,14 @@ def record_row(
         "task_id": row["record__task__external_id"],
         "profile": row["record__profile"],
         "goal": row["record__goal"],
+        "source": {
+            "agent": row["record__source_agent"],
+            "emulator": row["record__source_emulator"],
+            "case": row["record__source_case"],
+            "case_index": row["record__source_case_index"],
+            "replicate": row["record__source_replicate"],
+        },
+        "test_case": test_case_of(row["record__source_format"], row["record__raw"]),
         "turns": turns,
         "label": row["label"],
         "label_source": row["label_source"],
@@ -141,7 +155,7 @@ def write_record_files(
             rjudge.add(row)
             turns = turns_of(row["record__source_format"], row["record__raw"])
             if row["safety_score"] is not None or row["helpfulness_score"] is not None:
-                pair_texts.add(row["record_id"], turns)
+                pair_texts.add(row, turns)
             printed = record_row(release, row, turns)
             line = orjson.dumps(printed) + b"\n"
             jsonl.write(line)
@@ -199,7 +213,8 @@ class RJudgeZip(BackgroundSink):
         self.archive.close()
 
     def add(self, row: dict[str, Any]) -> None:
-        if row["record__source_format"] != SourceFormat.RJUDGE:
+        # The layout needs a label: records released for their scores alone have none.
+        if row["record__source_format"] != SourceFormat.RJUDGE or not row["label"]:
             return
         if row["record__source_path"] != self.source_path:
             self._end_file()

@@ -9,6 +9,7 @@ from curation.errors import Conflict
 from releases.build import build_progress
 from releases.models import LabelBasis, Release
 from releases.pairs import DEFAULT_MIN_CHOSEN, DEFAULT_MIN_GAP, PairBy
+from releases.scores import HUMAN
 
 
 class ReleaseSerializer(serializers.ModelSerializer):
@@ -111,6 +112,19 @@ class ReleaseCreateSerializer(serializers.Serializer):
     public = serializers.BooleanField(default=False)
     annotator_labels = serializers.BooleanField(default=False)
     verdicts = serializers.BooleanField(default=False)
+    safety_scores = serializers.CharField(
+        max_length=20,
+        default=HUMAN,
+        help_text=f"Where the records' safety scores come from: `{HUMAN}` (the mean of the "
+        "annotators' scores) or the id of one finished run of the project that gave safety "
+        "scores. Runs are never averaged.",
+    )
+    helpfulness_scores = serializers.CharField(
+        max_length=20,
+        default=HUMAN,
+        help_text=f"Where the helpfulness scores come from: `{HUMAN}` or the id of one finished "
+        "run that gave helpfulness scores.",
+    )
     pairs_by = serializers.ChoiceField(choices=PairBy.choices, default=PairBy.SAFETY)
     min_gap = serializers.FloatField(min_value=0.5, max_value=3, default=DEFAULT_MIN_GAP)
     min_chosen = serializers.FloatField(min_value=0, max_value=3, default=DEFAULT_MIN_CHOSEN)

@@ -22,6 +22,7 @@ from releases.build import build_files, mark_built, release_folder
 from releases.freeze import release_freeze
 from releases.models import LabelBasis, Release
 from releases.pairs import DEFAULT_MIN_CHOSEN, DEFAULT_MIN_GAP, PairBy
+from releases.scores import Sources, score_sources
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -44,8 +45,10 @@ def release_options(
     min_gap: float = DEFAULT_MIN_GAP,
     min_chosen: float = DEFAULT_MIN_CHOSEN,
     leave_out_in_annotation: bool = False,
+    scores: Sources | None = None,
 ) -> dict[str, Any]:
-    """The options of a release, checked."""
+    """The options of a release, checked; `scores` are the score sources that score_sources
+    checked (human consensus for both scales when not given)."""
     if pairs_by not in PairBy.values:
         raise DomainError(f"Preference pairs are made by {', '.join(PairBy.values)}.")
     if not 0 < min_gap <= 3 or not 0 <= min_chosen <= 3:
@@ -55,6 +58,7 @@ def release_options(
         "verdicts": bool(verdicts),
         "leave_out_in_annotation": bool(leave_out_in_annotation),
         "dpo": {"by": pairs_by, "min_gap": min_gap, "min_chosen": min_chosen},
+        **({"scores": scores} if scores is not None else {}),
     }
 
 
@@ -80,7 +84,9 @@ def release_create(
     if not license:
         raise DomainError("Say under which license the release is published.")
     if label_basis not in LabelBasis.values:
-        raise DomainError("Choose the labels the release publishes: final or gold.")
+        raise DomainError(
+            f"Choose the labels the release publishes: {', '.join(LabelBasis.values)}."
+        )
     with transaction.atomic():
         # One creation at a time per project: versions stay unique and "previous" well defined.
         Project.objects.select_for_update().filter(pk=project.pk).first()
@@ -132,6 +138,11 @@ def release_create_as_chosen(
             min_gap=choices["min_gap"],
             min_chosen=choices["min_chosen"],
             leave_out_in_annotation=choices["leave_out_in_annotation"],
+            scores=score_sources(
+                project,
+                safety=choices["safety_scores"],
+                helpfulness=choices["helpfulness_scores"],
+            ),
         ),
     )
 
@@ -233,6 +244,7 @@ def _snapshot(release: Release) -> dict[str, Any]:
         "version": release.version,
         "state": release.state,
         "label_basis": release.label_basis,
+        "scores": release.options.get("scores"),
         "public": release.public,
         "summary": {
             key: release.summary.get(key) for key in ("records", "labels", "excluded", "tasks")

@@ -26,6 +26,7 @@ from releases.build import build_progress, release_check, release_file_path
 from releases.changes import LISTED, release_changes
 from releases.forms import ReleaseForm, VisibilityForm
 from releases.models import Release
+from releases.scores import release_sources, source_name
 from releases.services import (
     release_create_as_chosen,
     release_delete,
@@ -70,6 +71,7 @@ def release_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
     in_annotation = records_in_annotation(project)
     form = ReleaseForm(
         request.POST or None,
+        project=project,
         initial={"license": project.license, "leave_out_in_annotation": in_annotation > 0},
     )
     if request.method == "POST" and form.is_valid():
@@ -105,6 +107,10 @@ def _context(request: HttpRequest, release: Release) -> dict[str, Any]:
         "is_manager": access is not None and access.is_manager,
         "published": is_published(release),
         "progress": build_progress(release),
+        "score_sources": [
+            (scale, source_name(source))
+            for scale, source in release_sources(release.options).items()
+        ],
     }
 
 

@@ -55,6 +55,8 @@ def test_datasets_loads_the_parquet_file_as_it_is(release, tmp_path: Path, monke
         "task_id",
         "profile",
         "goal",
+        "source",
+        "test_case",
         "turns",
         "label",
         "label_source",
@@ -76,7 +78,10 @@ def test_datasets_loads_the_parquet_file_as_it_is(release, tmp_path: Path, monke
         "content": "<script>alert(1)</script> tidy up",
         "thought": None,
         "action": None,
+        "tool": None,
+        "notes": None,
     }
+    assert first["test_case"] is None
     assert first["annotator_labels"] == [
         {
             "annotator": "annotator_1",

@@ -94,6 +94,7 @@ def test_the_scores_and_provenance_of_a_pair(scored: Cast) -> None:
             "by": "safety",
             "min_gap": 3,
             "min_chosen": 2,
+            "scores": {"safety": {"source": "human"}},
         },
     }
 
