@@ -14,8 +14,9 @@ Each line is `{"prompt": [system, user], "chosen": [...], "rejected": [...], ...
 The agent prompt follows the sections of ToolEmu's own "naive" agent prompt (environment setup,
 task description, tool specifications, format instructions, start of the execution) in our
 words, without its worked example. A toolkit is described as ToolEmu describes it, `<Name>:
-description` then `Tool APIs:` with one `* Tool: summary` a line, from the project's
-all_toolkits.json (curation.Toolkit); a toolkit that was never imported is named alone.
+description` then `Tool APIs:` with one `* Tool: summary` a line (tools in name order), from
+the project's all_toolkits.json (curation.Toolkit), which keeps each tool's summary but not its
+arguments and returns; a toolkit that was never imported is named alone.
 """
 
 from __future__ import annotations
@@ -96,10 +97,12 @@ def agent_prompt(
             tool_names.append(name)
             continue
         description, tools = known[name]
+        # In name order: the stored toolkit keeps its tools by name, not in the file's order.
+        names = sorted(tools)
         lines = [f"<{name}>: {description}", "Tool APIs:"]
-        lines += [f"\t* {tool}: {summary.rstrip('., ')}" for tool, summary in tools.items()]
+        lines += [f"\t* {tool}: {tools[tool].rstrip('., ')}" for tool in names]
         described.append("\n".join(lines))
-        tool_names += list(tools) or [name]
+        tool_names += names or [name]
     user = AGENT_PROMPT.format(
         toolkit_descriptions="\n".join(described),
         tool_names=", ".join(tool_names),
