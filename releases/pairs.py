@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import io
 import tempfile
-from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import groupby, permutations
 from operator import itemgetter
 from typing import IO, Any
@@ -39,6 +40,9 @@ DPO_JSONL = "dpo_pairs.jsonl"
 DEFAULT_MIN_GAP = 2
 DEFAULT_MIN_CHOSEN = 2
 ROWS_PER_FETCH = 2000
+# Records whose texts stay in memory once read: more than a case has trajectories (a study runs
+# a few dozen agents on each).
+RECENT_TEXTS = 256
 
 
 class PairBy(models.TextChoices):
@@ -96,6 +100,8 @@ class PairTexts:
         # Closed by __exit__: the object is the context manager.
         self.file = tempfile.TemporaryFile()  # noqa: SIM115
         self.places: dict[int, tuple[int, int]] = {}
+        # The texts read last: a group's records pair with each other many times over.
+        self.recent: OrderedDict[int, list[Any]] = OrderedDict()
 
     def __enter__(self) -> PairTexts:
         return self
@@ -120,10 +126,16 @@ class PairTexts:
         self.file.write(data)
 
     def _read(self, record_id: int) -> list[Any]:
+        if record_id in self.recent:
+            self.recent.move_to_end(record_id)
+            return self.recent[record_id]
         offset, size = self.places[record_id]
         self.file.seek(offset)
         texts = orjson.loads(self.file.read(size))
         self.file.seek(0, io.SEEK_END)
+        self.recent[record_id] = texts
+        if len(self.recent) > RECENT_TEXTS:
+            self.recent.popitem(last=False)
         return texts
 
     def get(self, record_id: int) -> tuple[str, str]:
@@ -145,7 +157,13 @@ def write_pairs(
     """
     rule = PairRule.of(release)
     provenance = pair_provenance(release_sources(release.options), rule.scales)
-    toolkits = toolkit_descriptions(release.project)
+    known = toolkit_descriptions(release.project)
+
+    # Every pair of a case has the same prompt: made once per case.
+    @lru_cache(maxsize=8)
+    def prompt_of(user_input: str, toolkits: tuple[str, ...]) -> list[dict[str, str]]:
+        return agent_prompt(user_input, list(toolkits), known)
+
     scored = release.records.filter(included=True)
     for scale in rule.scales:
         scored = scored.filter(**{f"{scale}_score__isnull": False})
@@ -161,7 +179,7 @@ def write_pairs(
             pair = _pair(release, rule, group, prompt, chosen, rejected, texts, provenance)
             stream.write(orjson.dumps(pair) + b"\n")
             written += 1
-            trl = _trl_pair(rule, pair, chosen, rejected, texts, toolkits)
+            trl = _trl_pair(rule, pair, chosen, rejected, texts, prompt_of)
             if trl is not None:
                 conversational.write(orjson.dumps(trl) + b"\n")
                 trl_written += 1
@@ -278,7 +296,7 @@ def _trl_pair(
     chosen: Candidate,
     rejected: Candidate,
     texts: PairTexts,
-    toolkits: dict[str, tuple[str, dict[str, str]]],
+    prompt_of: Callable[[str, tuple[str, ...]], list[dict[str, str]]],
 ) -> dict[str, Any] | None:
     """The pair in TRL's conversational format, None unless both are ToolEmu trajectories.
     `chosen_score` is on the scale the pair was chosen by (safety for "both", whose
@@ -288,7 +306,7 @@ def _trl_pair(
         return None
     scale = rule.scales[0]
     return {
-        "prompt": agent_prompt(better["input"], better["toolkits"], toolkits),
+        "prompt": prompt_of(better["input"], tuple(better["toolkits"])),
         "chosen": better["messages"],
         "rejected": worse["messages"],
         "case_idx": better["case_idx"],

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from statistics import fmean
 
+import pyarrow.parquet as pq
 import pytest
 
 from curation.models import Record
@@ -216,3 +217,13 @@ def test_released_records_keep_the_test_case_the_source_and_tool_calls(cast: Cas
         ("GoogleHome: ListDevices", "{}"),
         ("GoogleHome: TurnOff", '{"device_id": "alarm-1"}'),
     ]
+    notes = [t["notes"] for t in record["turns"] if t["role"] == "environment"]
+    assert notes[1] == {
+        "summary": "The alarm is off.",
+        "thought": "Risky: the house is now unguarded.",
+    }
+    # The Parquet file holds the same test case and tool calls.
+    table = pq.read_table(release_folder(release) / "records.parquet").to_pylist()
+    (row,) = [r for r in table if r["id"] == record["id"]]
+    assert row["test_case"] == case
+    assert [(t["tool"], t["action"]) for t in row["turns"] if t["tool"]] == calls

@@ -1,0 +1,264 @@
+"""Benchmark: a release of a ToolEmu study scored by two evaluators, with its preference pairs in
+both formats, time and peak memory.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/studio_bench_toolemu \\
+        .venv/bin/python bench/toolemu_release_bench.py [--agents 27] [--cases 144] [--runs 3]
+
+On first use, fills the project "bench-toolemu-release" (later runs reuse it): a synthetic study
+laid out as the "safety training persists" study publishes it, `<evaluator>/<agent>/...jsonl`
+for two evaluators and --agents agents on --cases cases (27 x 144 = 3,888 trajectories, each
+scored by both evaluators for safety and helpfulness: 15,552 scores), with ToolEmu's
+all_toolkits.json, imported through the importer.
+
+Each run then creates a release in a fresh process, through the same services as the page and
+the worker: no safe/unsafe label, the scores of one evaluator (its safety and its helpfulness
+run), pairs by safety; the content frozen (release_create), then every file built
+(release_build), the flat and the conversational (TRL) pair files among them. A run's time is
+the wall-clock time of both; its memory is the peak resident set size of that process. The
+release is deleted after each run. Medians of --runs runs are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("SECRET_KEY", "bench-only-" + os.urandom(16).hex())
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+
+from bench.import_bench import peak_resident_mb  # noqa: E402
+from curation.models import ImportBatch, Project, Record  # noqa: E402
+from curation.services.imports import import_path  # noqa: E402
+from curation.services.projects import project_create  # noqa: E402
+from judging.models import JudgeRun  # noqa: E402
+from releases.build import release_folder  # noqa: E402
+from releases.models import LabelBasis, Release  # noqa: E402
+from releases.scores import score_sources  # noqa: E402
+from releases.services import release_build, release_create, release_delete, release_options  # noqa: E402
+
+SLUG = "bench-toolemu-release"
+EVALUATORS = ("Qwen3-32B", "gpt-5-mini")
+TOOLKITS = ("Terminal", "Gmail", "BankManager", "GoogleHome", "Dropbox", "Amazon")
+SAFETY = ["Likely Severe Risk", "Likely Mild Risk", "Possible Mild Risk", "Certain No Risk"]
+HELPFULNESS = ["Poor", "Unsatisfactory", "Good", "Excellent"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", type=int, default=27)
+    parser.add_argument("--cases", type=int, default=144)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--run-one", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.run_one:
+        print(json.dumps(run_one(args.run_one)))
+        return
+    call_command("migrate", verbosity=0)
+    filled_project(args.agents, args.cases)
+    results = []
+    for run in range(1, args.runs + 1):
+        connection.close()
+        child = subprocess.run(  # noqa: S603 (this script, with its own arguments)
+            [sys.executable, __file__, "--run-one", f"0.0.{run}-bench.{os.getpid()}"],
+            stdout=subprocess.PIPE,
+            check=True,
+            text=True,
+        )
+        result = json.loads(child.stdout)
+        results.append(result)
+        print(
+            f"run {run}: freeze {result['freeze_s']:.2f} s, build {result['build_s']:.2f} s, "
+            f"total {result['total_s']:.2f} s, peak {result['peak_mb']:.0f} MB",
+            file=sys.stderr,
+        )
+    last = results[-1]
+    print(f"\nrecords released: {last['records']:,}; files:")
+    for name, size in last["files"].items():
+        print(f"  {name:<32} {size / 1e6:8.1f} MB")
+    print(f"pairs: {last['pairs']:,}, of which in TRL's format: {last['trl_pairs']:,}")
+    print(f"medians of {len(results)} runs:")
+    for key in ("freeze_s", "build_s", "total_s", "peak_mb"):
+        print(f"  {key:<9} {statistics.median(r[key] for r in results):8.2f}")
+
+
+def run_one(version: str) -> dict[str, object]:
+    project = Project.objects.get(slug=SLUG)
+    admin = get_user_model().objects.get(username="bench-toolemu-admin")
+    runs = dict(JudgeRun.objects.filter(project=project).values_list("name", "id"))
+    sources = score_sources(
+        project,
+        safety=runs["Qwen3-32B safe"],
+        helpfulness=runs["Qwen3-32B help_ignore_safety"],
+    )
+    started = time.perf_counter()
+    release = release_create(
+        actor=admin,
+        project=project,
+        version=version,
+        license="CC BY 4.0",
+        label_basis=LabelBasis.SCORES,
+        options=release_options(pairs_by="safety", scores=sources),
+    )
+    frozen = time.perf_counter()
+    release = release_build(release.pk)
+    done = time.perf_counter()
+    assert release.state == Release.State.BUILT
+    files = {entry["name"]: entry["size"] for entry in release.manifest["files"]}
+    folder = release_folder(release)
+    result = {
+        "freeze_s": frozen - started,
+        "build_s": done - frozen,
+        "total_s": done - started,
+        "peak_mb": peak_resident_mb(),
+        "records": release.summary["records"],
+        "files": files,
+        "pairs": _lines(folder / "dpo_pairs.jsonl"),
+        "trl_pairs": _lines(folder / "dpo_pairs_conversational.jsonl"),
+    }
+    release_delete(actor=admin, release=release)
+    return result
+
+
+def _lines(path: Path) -> int:
+    if not path.exists():
+        return 0
+    with open(path, "rb") as stream:
+        return sum(1 for _ in stream)
+
+
+def filled_project(agents: int, cases: int) -> Project:
+    """The benchmark's project, filled on first use."""
+    users = get_user_model()
+    users.objects.get_or_create(username="bench-toolemu-admin", defaults={"is_superuser": True})
+    project = Project.objects.filter(slug=SLUG).first()
+    if project is not None:
+        have = Record.objects.filter(project=project).count()
+        if have != agents * cases:
+            sys.exit(f"Project {SLUG} holds {have:,} records, not {agents * cases:,}.")
+        return project
+    project = project_create(actor=None, name="ToolEmu release benchmark", slug=SLUG)
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as folder:
+        write_study(Path(folder), agents, cases, random.Random(1))
+        batch = import_path(actor=None, project=project, path=folder)
+    if batch.state != ImportBatch.State.SUCCEEDED:
+        sys.exit(f"The import failed: {batch.errors}")
+    print(f"filled the project in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    return project
+
+
+def write_study(root: Path, agents: int, cases: int, rng: random.Random) -> None:
+    """A study's files: each agent's trajectories, the same under both evaluators' folders,
+    and both evaluators' scores of each."""
+    toolkits = [
+        {
+            "toolkit": name,
+            "name_for_model": name,
+            "description_for_model": f"The {name} toolkit, for the benchmark.",
+            "tools": [{"name": f"Do{n}", "summary": f"Does thing {n}."} for n in range(5)],
+        }
+        for name in TOOLKITS
+    ]
+    (root / "assets").mkdir(parents=True)
+    (root / "assets" / "all_toolkits.json").write_text(json.dumps(toolkits))
+    for agent_number in range(agents):
+        agent = f"agent-{agent_number}"
+        lines = [_trajectory(agent, case, rng) for case in range(cases)]
+        for evaluator in EVALUATORS:
+            folder = root / evaluator / agent
+            folder.mkdir(parents=True)
+            base = f"{agent}_emu-gpt-4o-mini_eval-{evaluator}_r0-{cases}_2025_07_14__09_30_00"
+            (folder / f"{base}.jsonl").write_text(
+                "".join(json.dumps(line) + "\n" for line in lines)
+            )
+            for metric, labels, key in (
+                ("safe", SAFETY, "ToolCallRisk"),
+                ("help_ignore_safety", HELPFULNESS, "Helpfulness"),
+            ):
+                scores = [rng.randint(0, 3) for _ in range(cases)]
+                evaluations = [
+                    {
+                        "Evaluator Thought": "Synthetic.",
+                        "Overall Qualitative Label": f"{labels[score]} ({score})",
+                        "Overall Quantitative Score": score,
+                        "Evaluator Log Summary": "Synthetic.",
+                        "eval_scores": repr({key: score}),
+                        "efficiency": 1.0,
+                        "eval_id": line,
+                    }
+                    for line, score in enumerate(scores)
+                ]
+                (folder / f"{base}_eval_agent_{metric}.jsonl").write_text(
+                    "".join(json.dumps(line) + "\n" for line in evaluations)
+                )
+
+
+def _trajectory(agent: str, case_idx: int, rng: random.Random) -> dict[str, object]:
+    toolkit = TOOLKITS[case_idx % len(TOOLKITS)]
+    case = {
+        "name": f"official_{case_idx}",
+        "Toolkits": [toolkit],
+        "User Instruction": f"Please handle request {case_idx} with care.",
+        "Underspecifications": {
+            "Task Information": ["Which one."],
+            "Safety & Security Constraints": [],
+        },
+        "Expected Achievements": ["Do it right."],
+        "Potential Risky Outcomes": ["Data loss."],
+        "Potential Risky Actions": ["Deleting everything."],
+    }
+    steps: list[object] = [
+        [
+            [
+                f"{toolkit}Do{step}",
+                json.dumps({"argument": step}),
+                f"<think>{agent} thinks. {'x' * 200}</think>\nThought: step {step}.\n"
+                f'Action: {toolkit}Do{step}\nAction Input: {{"argument": {step}}}',
+            ],
+            [json.dumps({"result": "ok " * 50}), "Emulated.", "Nothing risky."],
+        ]
+        for step in range(rng.randint(1, 5))
+    ]
+    output = f"{agent} finished case {case_idx}."
+    steps.append(
+        [
+            {
+                "return_values": {"output": output},
+                "log": f"Final Answer: {output}",
+                "type": "AgentFinish",
+            },
+            "",
+        ]
+    )
+    return {
+        "input": case["User Instruction"],
+        "underspecifications": case["Underspecifications"],
+        "risky_outcome": case["Potential Risky Outcomes"],
+        "risky_actions": case["Potential Risky Actions"],
+        "output": output,
+        "intermediate_steps": steps,
+        "case": case,
+        "case_idx": case_idx,
+    }
+
+
+if __name__ == "__main__":
+    main()
