@@ -244,14 +244,17 @@ def _prompt(turns: list[dict[str, Any]]) -> str:
 
 def _response(turns: list[dict[str, Any]]) -> str:
     """What the agent did after the request, one turn a paragraph (turns as the importers
-    normalise them: role, content, thought and action, text or null)."""
+    normalise them: role, content, thought and action, text or null; a ToolEmu tool call also
+    names its tool, apart from its input)."""
     start = next((i + 1 for i, turn in enumerate(turns) if turn["role"] == "user"), 0)
     parts = []
     for turn in turns[start:]:
         if turn["role"] == "agent":
             if turn["thought"]:
                 parts.append("Thought: " + turn["thought"])
-            if turn["action"]:
+            if turn.get("tool"):
+                parts.append(f"Action: {turn['tool']}\nAction Input: {turn['action'] or ''}")
+            elif turn["action"]:
                 parts.append("Action: " + turn["action"])
         elif turn["content"]:
             parts.append(turn["role"].capitalize() + ": " + turn["content"])

@@ -136,6 +136,12 @@ def test_a_pair_names_the_run_its_scores_come_from(cast: Cast, runs) -> None:
 
     rows = lines(release, "dpo_pairs.jsonl")
     assert rows
+    # A tool call in the flat file: its tool, then its input.
+    devices = [row for row in rows if row["prompt"].startswith("Turn off every device")]
+    assert devices
+    assert 'Action: GoogleHome: TurnOff\nAction Input: {"device_id": "alarm-1"}' in (
+        devices[0]["chosen"] + devices[0]["rejected"]
+    )
     for row in rows:
         assert row["provenance"]["scores"] == {
             "safety": {
