@@ -11,6 +11,7 @@ from typing import Any
 from releases.changes import LISTED, release_changes
 from releases.models import Release
 from releases.record_files import RECORDS_PARQUET
+from releases.source_models import source_models_lines
 
 STATISTIC_NAMES = {
     "percent": "Percent agreement",
@@ -56,6 +57,7 @@ def dataset_card(release: Release, files: list[str]) -> str:
         *_excluded(summary),
         *_agreement(summary.get("agreement") or {}),
         *_judges(summary.get("judges") or []),
+        *source_models_lines(summary.get("source_models") or []),
         *_changelog(release),
     ]
     return "\n".join(lines).rstrip() + "\n"
