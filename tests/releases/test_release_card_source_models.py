@@ -1,11 +1,14 @@
 """The dataset card of a release of a ToolEmu study lists each source model's mean safety and
-helpfulness per evaluator, with the Pareto frontier, as frozen at creation."""
+helpfulness per evaluator, with the Pareto frontier, as frozen at creation (the card is printed
+from the frozen summary, as the build prints it)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from releases.build import release_folder
+from releases.card import dataset_card
+from releases.services import release_create
 from tests.conftest import Cast
 from tests.judging.opinions import annotate, judge_run
 from tests.judging.score_study import AGENTS, import_study, record_of
@@ -22,9 +25,11 @@ def test_the_card_prints_each_evaluators_view_of_the_released_records(
         for person in (cast.annotator, second):
             annotate(record_of(cast.project, agent, 0), person, "safe")
 
-    release = built_release(cast.project, cast.manager)
+    release = release_create(
+        actor=cast.manager, project=cast.project, version="1.0.0", license="CC BY 4.0"
+    )
 
-    card = (release_folder(release) / "README.md").read_text()
+    card = dataset_card(release, ["README.md"])
     _, _, section = card.partition("## Source models: safety and helpfulness")
     assert "Safety scores from Qwen3-32B safe, helpfulness scores from Qwen3-32B " in section
     assert "Safety scores from gpt-5-mini safe, helpfulness scores from gpt-5-mini " in section
