@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 WIDTH = 640
 LABEL_WIDTH = 180
@@ -280,3 +280,129 @@ def heatmap(
         height=30 + len(row_labels) * size + 10,
         label_width=label_width,
     )
+
+
+SCATTER_MARGIN_LEFT = 56
+SCATTER_MARGIN_BOTTOM = 44
+SCATTER_MARGIN_TOP = 12
+SCATTER_MARGIN_RIGHT = 150
+SCATTER_PLOT = 360
+
+
+@dataclass(frozen=True)
+class ScatterItem:
+    """One point to draw: where it is, its 95% intervals on each axis, whether it is on the
+    frontier, and the page it links to."""
+
+    label: str
+    x: float | None
+    y: float | None
+    x_interval: tuple[float, float] | None = None
+    y_interval: tuple[float, float] | None = None
+    frontier: bool = False
+    href: str = ""
+
+
+@dataclass(frozen=True)
+class Point:
+    label: str
+    # The values as shown, or UNDEFINED.
+    x_text: str
+    y_text: str
+    frontier: bool
+    href: str
+    # Whether it is drawn: both values defined. The rest are SVG coordinates.
+    drawn: bool
+    cx: float = 0.0
+    cy: float = 0.0
+    low_x: float | None = None
+    high_x: float | None = None
+    low_y: float | None = None
+    high_y: float | None = None
+
+
+@dataclass(frozen=True)
+class ScatterChart:
+    title: str
+    x_title: str
+    y_title: str
+    points: list[Point]
+    # The frontier's points joined left to right, as a polyline's `points`.
+    frontier_line: str
+    x_ticks: list[tuple[str, float]]
+    y_ticks: list[tuple[str, float]]
+    left: float = SCATTER_MARGIN_LEFT
+    top: float = SCATTER_MARGIN_TOP
+    right: float = SCATTER_MARGIN_LEFT + SCATTER_PLOT
+    bottom: float = SCATTER_MARGIN_TOP + SCATTER_PLOT
+    width: float = SCATTER_MARGIN_LEFT + SCATTER_PLOT + SCATTER_MARGIN_RIGHT
+    height: float = SCATTER_MARGIN_TOP + SCATTER_PLOT + SCATTER_MARGIN_BOTTOM
+
+    @property
+    def drawn(self) -> list[Point]:
+        return [point for point in self.points if point.drawn]
+
+    @property
+    def x_title_x(self) -> float:
+        return (self.left + self.right) / 2
+
+    @property
+    def y_title_y(self) -> float:
+        return (self.top + self.bottom) / 2
+
+
+def scatter_chart(
+    title: str,
+    items: Sequence[ScatterItem],
+    *,
+    x_title: str,
+    y_title: str,
+    low: float = 0.0,
+    high: float = 3.0,
+    ticks: int = 7,
+    number_format: NumberFormat = "{:.2f}",
+) -> ScatterChart:
+    """Points on two axes over the same range (`low` to `high`), each with its intervals as
+    whiskers; the frontier points are joined by a line. A point missing a value is not drawn
+    and prints as UNDEFINED in the chart's table."""
+    span = high - low
+    text = _formatter(number_format, "")
+
+    def x(value: float) -> float:
+        return SCATTER_MARGIN_LEFT + SCATTER_PLOT * (max(low, min(value, high)) - low) / span
+
+    def y(value: float) -> float:
+        return SCATTER_MARGIN_TOP + SCATTER_PLOT * (high - max(low, min(value, high))) / span
+
+    points = []
+    for item in items:
+        drawn = is_defined(item.x) and is_defined(item.y)
+        point = Point(item.label, text(item.x), text(item.y), item.frontier, item.href, drawn)
+        if drawn:
+            point = replace(
+                point,
+                cx=x(item.x),
+                cy=y(item.y),
+                **_whiskers("x", item.x_interval, x),
+                **_whiskers("y", item.y_interval, y),
+            )
+        points.append(point)
+    frontier = sorted((p.cx, p.cy) for p in points if p.drawn and p.frontier)
+    values = [low + span * i / (ticks - 1) for i in range(ticks)]
+    return ScatterChart(
+        title=title,
+        x_title=x_title,
+        y_title=y_title,
+        points=points,
+        frontier_line=" ".join(f"{px:.1f},{py:.1f}" for px, py in frontier),
+        x_ticks=[(f"{value:g}", x(value)) for value in values],
+        y_ticks=[(f"{value:g}", y(value)) for value in values],
+    )
+
+
+def _whiskers(
+    axis: str, interval: tuple[float, float] | None, at: Callable[[float], float]
+) -> dict[str, float | None]:
+    if interval is None or not all(is_defined(bound) for bound in interval):
+        return {f"low_{axis}": None, f"high_{axis}": None}
+    return {f"low_{axis}": at(interval[0]), f"high_{axis}": at(interval[1])}

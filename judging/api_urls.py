@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from judging.api import judges, review, runs
+from judging.api import judges, review, runs, scores
 
 app_name = "judging_api"
 
@@ -54,4 +54,6 @@ urlpatterns: list[object] = [
     ),
     path(f"{PROJECT}/quality/", review.QualityReport.as_view(), name="quality"),
     path(f"{PROJECT}/agreement/", review.AgreementReport.as_view(), name="agreement"),
+    path(f"{PROJECT}/evaluators/", scores.EvaluatorReport.as_view(), name="evaluators"),
+    path(f"{PROJECT}/source-models/", scores.SourceModelView.as_view(), name="source_models"),
 ]

@@ -144,6 +144,96 @@ def cohen_kappa(table: np.ndarray) -> np.ndarray:
         return (observed - expected) / (1 - expected)
 
 
+# --- Two raters' 0-3 scores ------------------------------------------------------------------
+# These take (..., V, V) contingency tables of two raters' scores (rows the first, columns the
+# second), so that the bootstrap resamples them as it does any table.
+
+
+def quadratic_kappa(table: np.ndarray) -> np.ndarray:
+    """Cohen's kappa with quadratic weights, as scikit-learn's `cohen_kappa_score(weights=
+    "quadratic")` computes it: the scale is the scores that either rater gives, and a weight is
+    the squared number of steps between two of them on that scale."""
+    t = np.asarray(table, dtype=np.float64)
+    used = (t.sum(axis=-1) + t.sum(axis=-2)) > 0
+    # Each score's place among those used; scores nobody gives have no counts to weigh.
+    place = np.cumsum(used, axis=-1)
+    weights = (place[..., :, None] - place[..., None, :]) ** 2
+    n = t.sum(axis=(-2, -1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = t.sum(axis=-1)[..., :, None] * t.sum(axis=-2)[..., None, :] / n[..., None, None]
+        return 1 - (weights * t).sum(axis=(-2, -1)) / (weights * expected).sum(axis=(-2, -1))
+
+
+def pairs_alpha(table: np.ndarray, *, level: str = "ordinal") -> np.ndarray:
+    """Krippendorff's alpha of two raters from their contingency tables: each cell is the items
+    whose two ratings are its row and its column."""
+    t = np.asarray(table, dtype=np.float64)
+    v = t.shape[-1]
+    first, second = np.divmod(np.arange(v * v), v)
+    shapes = np.zeros((v * v, v))
+    np.add.at(shapes, (np.arange(v * v), first), 1)
+    np.add.at(shapes, (np.arange(v * v), second), 1)
+    return krippendorff_alpha(shapes, t.reshape(*t.shape[:-2], v * v), level=level)
+
+
+def spearman_rho(table: np.ndarray) -> np.ndarray:
+    """Spearman's rho from contingency tables: Pearson's correlation of the two raters' ranks,
+    tied scores sharing their mean rank (as scipy's `spearmanr`)."""
+    t = np.asarray(table, dtype=np.float64)
+
+    def mean_ranks(margin: np.ndarray) -> np.ndarray:
+        below = np.cumsum(margin, axis=-1) - margin
+        return below + (margin + 1) / 2
+
+    rows, columns = t.sum(axis=-1), t.sum(axis=-2)
+    n = t.sum(axis=(-2, -1))[..., None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = mean_ranks(rows) - (rows * mean_ranks(rows)).sum(axis=-1, keepdims=True) / n
+        c = mean_ranks(columns) - (columns * mean_ranks(columns)).sum(axis=-1, keepdims=True) / n
+        covariance = (t * r[..., :, None] * c[..., None, :]).sum(axis=(-2, -1))
+        spread = np.sqrt((rows * r * r).sum(axis=-1) * (columns * c * c).sum(axis=-1))
+        return covariance / spread
+
+
+def mean_scores(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each rater's mean score (scores are the codes 0..V-1)."""
+    t = np.asarray(table, dtype=np.float64)
+    values = np.arange(t.shape[-1])
+    n = t.sum(axis=(-2, -1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (t.sum(axis=-1) @ values) / n, (t.sum(axis=-2) @ values) / n
+
+
+def mean_absolute_error(table: np.ndarray) -> np.ndarray:
+    """The mean distance between the two raters' scores."""
+    t = np.asarray(table, dtype=np.float64)
+    values = np.arange(t.shape[-1])
+    distance = np.abs(values[:, None] - values[None, :])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (t * distance).sum(axis=(-2, -1)) / t.sum(axis=(-2, -1))
+
+
+def score_agreement(table: np.ndarray) -> dict[str, np.ndarray]:
+    """Every statistic of two raters' scores, from their (..., V, V) tables."""
+    first, second = mean_scores(table)
+    return {
+        "exact": percent_agreement_of_pairs(table),
+        "kappa": quadratic_kappa(table),
+        "alpha": pairs_alpha(table, level="ordinal"),
+        "spearman": spearman_rho(table),
+        "mean_first": first,
+        "mean_second": second,
+        "mae": mean_absolute_error(table),
+    }
+
+
+def mean_score(counts: np.ndarray) -> np.ndarray:
+    """The mean score from how many items have each score (..., V)."""
+    c = np.asarray(counts, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (c @ np.arange(c.shape[-1])) / c.sum(axis=-1)
+
+
 # --- Agreement among many raters --------------------------------------------------------------
 # These take per-item category counts (N, V) and optional item weights (..., N): how many times
 # each item is drawn. Items with fewer than two ratings carry no pair to agree on.

@@ -2,7 +2,16 @@ from __future__ import annotations
 
 from django.urls import path
 
-from judging.views import adjudication, agreement, connections, judges, quality, runs
+from judging.views import (
+    adjudication,
+    agreement,
+    connections,
+    evaluators,
+    judges,
+    quality,
+    runs,
+    source_models,
+)
 
 app_name = "judging"
 
@@ -41,4 +50,6 @@ urlpatterns: list[object] = [
     ),
     path("p/<slug:slug>/quality/", quality.quality, name="quality"),
     path("p/<slug:slug>/agreement/", agreement.agreement, name="agreement"),
+    path("p/<slug:slug>/evaluators/", evaluators.evaluators, name="evaluators"),
+    path("p/<slug:slug>/source-models/", source_models.source_models, name="source_models"),
 ]

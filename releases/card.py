@@ -12,6 +12,7 @@ from releases.changes import LISTED, release_changes
 from releases.models import Release
 from releases.record_files import RECORDS_PARQUET
 from releases.scores import release_sources, source_name
+from releases.source_models import source_models_lines
 
 STATISTIC_NAMES = {
     "percent": "Percent agreement",
@@ -58,6 +59,7 @@ def dataset_card(release: Release, files: list[str]) -> str:
         *_excluded(summary),
         *_agreement(summary.get("agreement") or {}),
         *_judges(summary.get("judges") or []),
+        *source_models_lines(summary.get("source_models") or []),
         *_changelog(release),
     ]
     return "\n".join(lines).rstrip() + "\n"

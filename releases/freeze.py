@@ -29,6 +29,7 @@ from judging.reports import Scale, agreement_report, quality_runs
 from judging.selectors import SCALES, consensus_of
 from releases.models import LabelBasis, Release, ReleaseRecord, ReleaseTask
 from releases.scores import release_sources
+from releases.source_models import source_models_summary
 
 # Why a record is left out of a release.
 NO_GOLD_LABEL = "no gold label"
@@ -104,6 +105,7 @@ def release_freeze(release: Release) -> dict[str, Any]:
         "by_category": [{"category": name, **by_category[name]} for name in sorted(by_category)],
         "agreement": _agreement(project),
         "judges": _judge_quality(release),
+        "source_models": source_models_summary(release),
     }
 
 

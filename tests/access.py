@@ -165,11 +165,15 @@ RULES: dict[str, Rule] = {
     "judging:adjudication_record": Rule(RECORD_READERS),
     "judging:quality": Rule(RECORD_READERS),
     "judging:agreement": Rule(RECORD_READERS),
+    "judging:evaluators": Rule(RECORD_READERS),
+    "judging:source_models": Rule(RECORD_READERS),
     "judging_api:disagreement_list": Rule(RECORD_READERS, kind="api"),
     "judging_api:disagreement_detail": Rule(RECORD_READERS, kind="api"),
     "judging_api:adjudication_list": Rule(RECORD_READERS, kind="api"),
     "judging_api:quality": Rule(RECORD_READERS, kind="api"),
     "judging_api:agreement": Rule(RECORD_READERS, kind="api"),
+    "judging_api:evaluators": Rule(RECORD_READERS, kind="api"),
+    "judging_api:source_models": Rule(RECORD_READERS, kind="api"),
     # Releases: members list the public ones; a private release (the one of url_values()) is
     # for managers; only site administrators delete.
     "releases:release_list": Rule(MEMBERS),

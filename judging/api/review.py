@@ -34,7 +34,9 @@ class ReviewerScoped(ProjectScoped):
     allowed_roles = RECORD_READERS
 
 
-def _query(serializer_class: type[Serializer], request: Request, **context: Any) -> dict[str, Any]:
+def validated_query(
+    serializer_class: type[Serializer], request: Request, **context: Any
+) -> dict[str, Any]:
     """The request's query parameters, validated by `serializer_class` (400 naming each)."""
     query = serializer_class(data=request.query_params, context=context)
     query.is_valid(raise_exception=True)
@@ -52,7 +54,7 @@ class DisagreementList(ReviewerScoped, generics.ListAPIView):
     serializer_class = DisagreementSerializer
 
     def get_queryset(self) -> QuerySet[Disagreement]:
-        filters = _query(DisagreementQuerySerializer, self.request)
+        filters = validated_query(DisagreementQuerySerializer, self.request)
         disagreements = self.access.project.disagreements.select_related("record")
         return disagreements.filter(**filters).order_by("-weight", "created_at", "id")
 
@@ -116,7 +118,7 @@ class QualityReport(ReviewerScoped, generics.GenericAPIView):
 
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         project = self.access.project
-        query = _query(QualityQuerySerializer, request, project=project)
+        query = validated_query(QualityQuerySerializer, request, project=project)
         include_flagged = query["include_flagged"]
         run_ids = query.get("runs") or reports.default_quality_runs(
             project, include_flagged=include_flagged
@@ -147,6 +149,6 @@ class AgreementReport(ReviewerScoped, generics.GenericAPIView):
     serializer_class = AgreementReportSerializer
 
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        scale = _query(AgreementQuerySerializer, request)["scale"]
+        scale = validated_query(AgreementQuerySerializer, request)["scale"]
         report = reports.agreement_report(self.access.project, scale=scale)
         return Response(AgreementReportSerializer(report).data)

@@ -118,3 +118,66 @@ def test_agreement_over_a_single_label_is_an_empty_report(cast: Cast, scale: str
     assert "No two annotators have labelled the same record yet." in page(
         cast, "agreement", scale=scale
     )
+
+
+def score_api(cast: Cast, name: str, **query: object) -> dict:
+    url = reverse(f"judging_api:{name}", args=[cast.project.slug])
+    response = token_client(cast.reviewer).get(url, query)
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+EMPTY_GROUPS = {"case": [], "toolkit": [], "source": []}
+
+
+def label_run_only(cast: Cast) -> None:
+    record = RecordFactory(project=cast.project, source=rjudge_record(1), searchable=False)
+    judge_run(cast.project, "judge A", {record: "unsafe"})
+
+
+@pytest.mark.parametrize("setup", [None, label_run_only], ids=["nothing", "label runs only"])
+@pytest.mark.parametrize("scale", ("safety", "helpfulness"))
+def test_evaluators_of_a_project_without_scores_are_an_empty_report(
+    cast: Cast, setup, scale: str
+) -> None:
+    if setup:
+        setup(cast)
+
+    report = score_api(cast, "evaluators", scale=scale)
+
+    consensus = {"key": "consensus", "name": "Human consensus"}
+    assert (report["first"], report["second"]) == (consensus, consensus)
+    assert report["overall"]["n"] == 0
+    assert report["overall"]["table"] == [[0] * 4] * 4
+    assert report["overall"]["statistics"]["kappa"] == UNDEFINED
+    assert report["groups"] == EMPTY_GROUPS
+    assert "0 records scored for" in page(cast, "evaluators", scale=scale)
+
+
+@pytest.mark.parametrize("setup", [None, label_run_only], ids=["nothing", "label runs only"])
+def test_the_source_models_of_a_project_without_scores_are_an_empty_view(cast: Cast, setup) -> None:
+    if setup:
+        setup(cast)
+
+    view = score_api(cast, "source_models")
+
+    assert view["models"] == []
+    assert view["toolkit"] == ""
+    assert "has scores from these sources yet." in page(cast, "source_models")
+
+
+def test_score_reports_over_one_score_run_answer_what_it_alone_can_say(cast: Cast) -> None:
+    score_run_only(cast)
+
+    compared = score_api(cast, "evaluators", scale="safety")
+    view = score_api(cast, "source_models")
+
+    assert compared["first"]["name"] == "ToolEmu safety"
+    assert compared["second"]["name"] == "Human consensus"
+    assert compared["overall"]["n"] == 0
+    (model,) = view["models"]
+    assert (model["name"], model["safety_n"], model["helpfulness_n"]) == ("(none)", 1, 0)
+    assert model["helpfulness"] == UNDEFINED
+    # Without a helpfulness mean it cannot be placed, hence on no frontier.
+    assert model["pareto"] is False
+    assert "ToolEmu safety" in page(cast, "source_models")
