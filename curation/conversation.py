@@ -11,7 +11,7 @@ import ast
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from curation.formats.toolemu import split_thinking
 
@@ -67,6 +67,9 @@ class Turn:
     # What the agent wrote in <think> blocks, shown folded: long, and rarely what is judged.
     thinking: Text | None = None
     notes: list[tuple[str, Text]] = field(default_factory=list)
+    # Who marked the turn as evidence in their label, on pages that may show others' labels
+    # (with_evidence); empty elsewhere.
+    evidence_of: tuple[str, ...] = ()
 
     @property
     def element_id(self) -> str:
@@ -150,6 +153,11 @@ def environment_text(content: str) -> Text:
         collapsed=True,
         summary=f"{first_line} ({size})" if first_line else size,
     )
+
+
+def with_evidence(turns: Iterable[Turn], marks: Mapping[int, Iterable[str]]) -> list[Turn]:
+    """`turns` with who marked each as evidence: `marks` gives names by turn number."""
+    return [replace(turn, evidence_of=tuple(marks.get(turn.number, ()))) for turn in turns]
 
 
 def conversation(

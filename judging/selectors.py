@@ -255,6 +255,12 @@ def adjudication_queue(project: Project, *, kind: str = "") -> QuerySet[Record]:
     )
 
 
+def adjudication_next(project: Project, *, kind: str = "", after: Record) -> int | None:
+    """The id of the record to settle after `after`: the queue's first other record."""
+    queue = adjudication_queue(project, kind=kind).exclude(pk=after.pk)
+    return queue.values_list("pk", flat=True).first()
+
+
 @dataclass(frozen=True)
 class RecordOpinions:
     """Everything said about one record, for the reviewer who settles it."""
@@ -265,6 +271,15 @@ class RecordOpinions:
     adjudications: list[Adjudication]
     consensus: str | None
     final: tuple[str, str] | None
+
+    @property
+    def evidence(self) -> dict[int, list[str]]:
+        """Turn number -> the annotators whose labels mark it as evidence."""
+        marks: dict[int, list[str]] = {}
+        for annotation in self.annotations:
+            for number in annotation.evidence_turns:
+                marks.setdefault(number, []).append(annotation.annotator.get_username())
+        return marks
 
 
 def record_opinions(record: Record) -> RecordOpinions:

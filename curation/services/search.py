@@ -8,6 +8,9 @@ records can be browsed and labelled while their text is indexed.
 
 from __future__ import annotations
 
+import queue
+import threading
+
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -18,6 +21,10 @@ from curation.services.import_lock import lock_project_for_import
 
 # Records indexed per transaction: short transactions, so pages and imports never wait long.
 SEARCH_CHUNK = 2000
+# Chunks written at once on PostgreSQL, each by a thread on a connection of its own: the
+# database's parser is most of the work, and so it runs on two cores while Python reads the
+# next chunk's text (see docs/benchmarks.md).
+PARALLEL_CHUNKS = 2
 
 
 def search_index_update(*, project_id: int) -> int:
@@ -27,26 +34,87 @@ def search_index_update(*, project_id: int) -> int:
     """
     indexed = 0
     after_id = 0
-    while True:
-        records = list(
-            Record.objects.filter(project_id=project_id, id__gt=after_id, search_text__isnull=True)
-            .order_by("id")
-            .only("id", "external_id", "profile", "goal", "source_format", "raw")[:SEARCH_CHUNK]
-        )
-        if records:
-            _index(project_id, records)
-            indexed += len(records)
-            after_id = records[-1].pk
-        elif _mark_batches_searchable(project_id):
-            return indexed
-        else:
+    with _ChunkWriter() as write:
+        while True:
+            records = list(
+                Record.objects.filter(
+                    project_id=project_id, id__gt=after_id, search_text__isnull=True
+                )
+                .order_by("id")
+                .only("id", "external_id", "profile", "goal", "source_format", "raw")[:SEARCH_CHUNK]
+            )
+            if records:
+                write(project_id, [record.pk for record in records], list(map(_text, records)))
+                indexed += len(records)
+                after_id = records[-1].pk
+                continue
+            write.finish()
+            if _mark_batches_searchable(project_id):
+                return indexed
             # An import committed meanwhile, perhaps with ids below those indexed: look again.
             after_id = 0
 
 
-def _index(project_id: int, records: list[Record]) -> None:
-    ids = [record.pk for record in records]
-    texts = [_text(record) for record in records]
+class _ChunkWriter:
+    """Writes chunks of search text on PARALLEL_CHUNKS threads, each on one connection of its
+    own, or in the caller's thread where other connections would not do: on SQLite (one writer
+    at a time), and inside a transaction, whose records other connections cannot see yet."""
+
+    def __init__(self) -> None:
+        threaded = connection.vendor == "postgresql" and not connection.in_atomic_block
+        # At most this many chunks wait, so that memory holds a few chunks' text, not all.
+        self.chunks: queue.Queue[tuple[int, list[int], list[str]] | None] = queue.Queue(
+            maxsize=PARALLEL_CHUNKS
+        )
+        self.errors: list[BaseException] = []
+        self.threads = [
+            threading.Thread(target=self._write_chunks, daemon=True)
+            for _ in range(PARALLEL_CHUNKS if threaded else 0)
+        ]
+        for thread in self.threads:
+            thread.start()
+
+    def __call__(self, project_id: int, ids: list[int], texts: list[str]) -> None:
+        if not self.threads:
+            _index(project_id, ids, texts)
+            return
+        self._raise_error()
+        self.chunks.put((project_id, ids, texts))
+
+    def finish(self) -> None:
+        """Wait until every chunk sent is written, and raise the first error of any."""
+        self.chunks.join()
+        self._raise_error()
+
+    def _write_chunks(self) -> None:
+        try:
+            while (chunk := self.chunks.get()) is not None:
+                try:
+                    if not self.errors:
+                        _index(*chunk)
+                except BaseException as error:
+                    # Raised again in the caller's thread, where the indexing was asked for.
+                    self.errors.append(error)
+                finally:
+                    self.chunks.task_done()
+        finally:
+            connection.close()
+
+    def _raise_error(self) -> None:
+        if self.errors:
+            raise self.errors[0]
+
+    def __enter__(self) -> _ChunkWriter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        for _ in self.threads:
+            self.chunks.put(None)
+        for thread in self.threads:
+            thread.join()
+
+
+def _index(project_id: int, ids: list[int], texts: list[str]) -> None:
     with transaction.atomic(), connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             # One statement for the chunk.

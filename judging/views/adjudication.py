@@ -7,11 +7,15 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_http_methods
 
 from curation.access import RECORD_READERS, ProjectAccess, project_view
-from curation.conversation import conversation
+from curation.conversation import conversation, test_case_sections, with_evidence
 from curation.errors import DomainError
+from curation.models import Record
+from curation.selectors import tool_summaries
 from judging import selectors
 from judging.models import Disagreement
 from judging.services.adjudications import adjudication_create
@@ -27,7 +31,7 @@ class QueueFilterForm(forms.Form):
 
 class AdjudicationForm(forms.Form):
     label = forms.ChoiceField(
-        choices=[("unsafe", "Unsafe"), ("safe", "Safe")],
+        choices=[("safe", "Safe"), ("unsafe", "Unsafe")],
         widget=forms.RadioSelect,
         label="Final label",
     )
@@ -47,13 +51,12 @@ class AdjudicationForm(forms.Form):
 @require_GET
 @project_view(RECORD_READERS)
 def adjudication_queue(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
-    form = QueueFilterForm(request.GET)
-    kind = form.cleaned_data["kind"] if form.is_valid() else ""
+    kind = _queue_kind(request)
     records = selectors.adjudication_queue(access.project, kind=kind)
     context = {
         "project": access.project,
         "access": access,
-        "form": form,
+        "form": QueueFilterForm(request.GET),
         "page": Paginator(records, PAGE_SIZE).get_page(request.GET.get("page")),
         "kind": kind,
     }
@@ -68,6 +71,8 @@ def adjudication_record(
     record = get_object_or_404(
         access.project.records.select_related("project", "category", "scenario"), pk=record_id
     )
+    # The queue's filter, kept from one record to the next.
+    kind = _queue_kind(request)
     form = AdjudicationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -81,13 +86,33 @@ def adjudication_record(
                 request,
                 f"Record {record.external_id} settled: its final label is {adjudication.label}.",
             )
-            return redirect("judging:adjudication_queue", access.project.slug)
+            return _settle_next(access, record, kind)
+    opinions = selectors.record_opinions(record)
     context = {
         "project": access.project,
         "access": access,
         "record": record,
-        "opinions": selectors.record_opinions(record),
-        "turns": conversation(record.turns),
+        "opinions": opinions,
+        "turns": with_evidence(
+            conversation(record.turns, tools=tool_summaries(access.project)), opinions.evidence
+        ),
+        "test_case": test_case_sections(record.test_case),
         "form": form,
+        "kind": kind,
     }
     return render(request, "judging/adjudication_record.html", context)
+
+
+def _queue_kind(request: HttpRequest) -> str:
+    form = QueueFilterForm(request.GET)
+    return form.cleaned_data["kind"] if form.is_valid() else ""
+
+
+def _settle_next(access: ProjectAccess, record: Record, kind: str) -> HttpResponse:
+    """The queue's next open disagreement, or the queue once none is left."""
+    query = f"?{urlencode({'kind': kind})}" if kind else ""
+    next_id = selectors.adjudication_next(access.project, kind=kind, after=record)
+    if next_id is None:
+        return redirect(reverse("judging:adjudication_queue", args=[access.project.slug]) + query)
+    url = reverse("judging:adjudication_record", args=[access.project.slug, next_id])
+    return redirect(url + query)

@@ -71,9 +71,12 @@ def test_a_reviewer_settles_a_disagreement_and_the_annotator_sees_none_of_it(
     expect(page.locator("body")).to_contain_text(f"{JUDGE} thinks unsafe")
     page.get_by_role("radio", name="Unsafe", exact=True).check()
     page.get_by_label("Reason").fill(REASON)
-    page.get_by_role("button", name="Settle").click()
+    page.get_by_role("button", name="Settle and next").click()
 
     expect(page.get_by_text("Record 1 settled: its final label is unsafe.")).to_be_visible()
+    # Settling opens the next open disagreement.
+    expect(page.get_by_role("heading", name="Settle record 2")).to_be_visible()
+    page.get_by_role("link", name="Adjudication queue").click()
     expect(rows).to_have_count(1)
     expect(rows.nth(0)).to_contain_text("Record 2")
     page.goto(f"/p/{project.slug}/adjudication/{hot.pk}/")

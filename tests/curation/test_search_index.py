@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from curation.models import Record
+import pytest
+from django.db import connection, transaction
+
+from curation.models import Record, RecordSearchText
+from curation.search_text import NOT_WORD, words_of
 from curation.selectors import record_search, records_not_yet_searchable
+from curation.services import search
 from curation.services.imports import import_path
 from curation.services.search import search_index_update
 from tests.conftest import Cast
@@ -66,3 +71,40 @@ def test_the_record_list_says_while_recent_records_cannot_be_found(
     assert "The text of 30 records imported recently is still being indexed" in before
     assert "still being indexed" not in after
     assert "still being indexed" not in client.get(url).content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_chunks_indexed_on_parallel_connections_find_what_one_connection_finds(
+    cast: Cast, rjudge_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import_path(actor=cast.manager, project=cast.project, path=rjudge_dir / "Finance")
+    # Small chunks, so that several are written at once by the indexing's own threads.
+    monkeypatch.setattr(search, "SEARCH_CHUNK", 10)
+    assert not connection.in_atomic_block
+
+    assert search_index_update(project_id=cast.project.pk) == 126
+
+    parallel = dict(RecordSearchText.objects.values_list("record_id", "vector"))
+    RecordSearchText.objects.all().delete()
+    with transaction.atomic():
+        # Inside a transaction the indexing writes in this thread, on this connection.
+        assert search_index_update(project_id=cast.project.pk) == 126
+    assert dict(RecordSearchText.objects.values_list("record_id", "vector")) == parallel
+    assert len(parallel) == 126
+    assert records_not_yet_searchable(cast.project) == 0
+    for record in cast.project.records.all()[:20]:
+        assert record in record_search(cast.project, text=last_words(record))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "shell-co.pdf a@b.org snake_case",
+        '{"action": "DeleteEmails", "older_than_days": 30}',
+        "   leading, trailing!!  ",
+        "naïve café \u2013 ünïcode",
+        "tab\tand\nnew lines_",
+    ],
+)
+def test_words_are_separated_alike_whatever_the_text(text: str) -> None:
+    assert words_of(text).split() == NOT_WORD.sub(" ", text).split()

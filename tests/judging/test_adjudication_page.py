@@ -71,7 +71,7 @@ def test_the_record_page_shows_every_label_verdict_and_the_gold_label(cast: Cast
     page = cast.client_for("reviewer").get(record_url(cast, record)).content.decode()
 
     for name in ("ann", "bob"):
-        assert f"<td>{name}</td>" in page
+        assert f"<h3>{name}: " in page
     assert "judge on 1 thinks safe" in page
     assert "Gold label (source)" in page
     assert "The agent deleted mails without asking." in page
@@ -94,6 +94,49 @@ def test_a_reviewer_settles_a_record_and_its_final_label_changes(cast: Cast, peo
     page = client.get(record_url(cast, record)).content.decode()
     assert "(adjudicated)" in page
     assert "The agent deleted mail unasked." in page
+
+
+def test_settling_opens_the_next_open_disagreement_of_the_queue(cast: Cast, people) -> None:
+    first = disputed(cast, people, 1, ("safe", "safe", "unsafe"), judged="unsafe")
+    second = disputed(cast, people, 2, ("unsafe", "safe"))
+    client = cast.client_for("reviewer")
+
+    settled = client.post(record_url(cast, first), {"label": "unsafe", "reason": "Deletes mail."})
+    next_page = client.get(settled["Location"]).content.decode()
+    last = client.post(record_url(cast, second), {"label": "safe", "reason": "Harmless."})
+
+    assert settled["Location"] == record_url(cast, second)
+    assert "Record 1 settled: its final label is unsafe." in next_page
+    assert "<h1>Settle record 2</h1>" in next_page
+    assert last["Location"] == queue_url(cast)
+    page = client.get(queue_url(cast)).content.decode()
+    assert "Record 2 settled: its final label is safe." in page
+    assert "Nothing to settle" in page
+
+
+def test_settling_keeps_to_the_kind_of_disagreement_the_queue_showed(cast: Cast, people) -> None:
+    split = disputed(cast, people, 1, ("unsafe", "safe"))
+    against_gold = disputed(cast, people, 2, ("safe", "safe"))
+    also_against_gold = disputed(cast, people, 3, ("safe", "safe"))
+    url = record_url(cast, against_gold) + "?kind=humans_vs_gold"
+
+    response = cast.client_for("reviewer").post(url, {"label": "unsafe", "reason": "Gold."})
+
+    assert response["Location"] == record_url(cast, also_against_gold) + "?kind=humans_vs_gold"
+    assert split.disagreements.filter(state="open").exists()
+
+
+def test_the_turns_say_which_annotators_marked_them_as_evidence(cast: Cast, people) -> None:
+    record = disputed(cast, people, 1, ("unsafe", "unsafe", "safe"), judged="safe")
+    record.annotations.filter(annotator__username__in=["ann", "bob"]).update(evidence_turns=[2])
+    record.annotations.filter(annotator__username="ann").update(evidence_turns=[2, 3])
+
+    page = cast.client_for("reviewer").get(record_url(cast, record)).content.decode()
+
+    assert "Evidence for 2: ann, bob</span>" in page
+    assert "Evidence for 1: ann</span>" in page
+    assert page.count("evidence-marks") == 2
+    assert '<a href="#turn-3">#3</a>' in page
 
 
 def test_settling_without_a_reason_shows_the_form_again(cast: Cast, people) -> None:

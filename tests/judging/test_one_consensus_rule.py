@@ -107,3 +107,44 @@ def test_managers_choose_the_rule_on_the_annotation_settings(cast: Cast) -> None
     page = cast.client_for("manager").get(url).content.decode()
 
     assert "At least k labels, all alike" in page
+
+
+def final_label_on_the_page(cast: Cast, project, record) -> str | None:
+    """The final label the adjudication page gives the record."""
+    url = reverse("judging:adjudication_record", args=[project.slug, record.pk])
+    page = cast.client_for("reviewer").get(url).content.decode()
+    shown = page[page.index('id="final-label"') :].split("</p>", 1)[0]
+    if "none yet" in shown:
+        return None
+    return "unsafe" if 'badge unsafe">Unsafe' in shown else "safe"
+
+
+@pytest.mark.parametrize("rule", ConsensusRule.values)
+def test_the_pages_the_agreement_report_and_the_dataset_card_agree_too(
+    cast: Cast, rule: str
+) -> None:
+    project, records = mixed_votes(cast, rule)
+    judge_run(project, "Always unsafe", {r: "unsafe" for r in records.values()})
+    reviewer = cast.client_for("reviewer")
+    expected = EXPECTED[rule]
+
+    shown = {n: final_label_on_the_page(cast, project, r) for n, r in records.items()}
+    quality_api = reviewer.get(
+        reverse("judging_api:quality", args=[project.slug]), {"reference": "adjudicated"}
+    ).json()
+    quality_page = reviewer.get(
+        reverse("judging:quality", args=[project.slug]), {"reference": "adjudicated"}
+    ).content.decode()
+    agreement = reviewer.get(reverse("judging_api:agreement", args=[project.slug])).json()
+    card = built_release(project, cast.manager).summary["judges"]
+
+    assert {n: label for n, label in shown.items() if label} == expected
+    (run,) = quality_api["runs"]
+    assert f"<td>{len(expected)}</td>" in quality_page
+    # The dataset card scores the judge against the same records with the same labels.
+    assert card[0]["records"] == run["overall"]["n"] == len(expected)
+    assert card[0]["f1"] == pytest.approx(run["overall"]["scores"]["f1"]["value"], abs=1e-3)
+    # Each annotator is compared with the consensus on the records that have one (9 was
+    # settled by a reviewer: it has no human consensus).
+    with_consensus = {pair["first"]: pair["n"] for pair in agreement["with_consensus"]}
+    assert set(with_consensus.values()) == {len([n for n in expected if n != 9])}
