@@ -2,7 +2,16 @@ from __future__ import annotations
 
 from django.urls import path
 
-from judging.views import adjudication, agreement, connections, judges, quality, runs
+from judging.views import (
+    adjudication,
+    agreement,
+    alignment,
+    connections,
+    judges,
+    panels,
+    quality,
+    runs,
+)
 
 app_name = "judging"
 
@@ -18,7 +27,33 @@ urlpatterns: list[object] = [
         judges.judge_test_detail,
         name="judge_test_detail",
     ),
+    path(
+        "p/<slug:slug>/judges/<int:judge_id>/versions/",
+        alignment.judge_versions,
+        name="judge_versions",
+    ),
+    path(
+        "p/<slug:slug>/judges/<int:judge_id>/versions/new/",
+        alignment.judge_version_new,
+        name="judge_version_new",
+    ),
+    path(
+        "p/<slug:slug>/judges/<int:judge_id>/versions/<int:number>/use/",
+        alignment.judge_version_use,
+        name="judge_version_use",
+    ),
+    path(
+        "p/<slug:slug>/judges/<int:judge_id>/versions/<int:number>/evaluate/",
+        alignment.judge_version_evaluate,
+        name="judge_version_evaluate",
+    ),
+    path(
+        "p/<slug:slug>/judges/<int:judge_id>/evaluations/<int:evaluation_id>/",
+        alignment.judge_evaluation,
+        name="judge_evaluation",
+    ),
     path("p/<slug:slug>/runs/", runs.run_list, name="run_list"),
+    path("p/<slug:slug>/runs/panel/", panels.panel_new, name="panel_new"),
     path("p/<slug:slug>/runs/new/", runs.run_new, name="run_new"),
     path("p/<slug:slug>/runs/import/", runs.verdict_import_page, name="verdict_import"),
     path("p/<slug:slug>/runs/<int:run_id>/", runs.run_detail, name="run_detail"),
