@@ -66,7 +66,13 @@ def panel_create(
 ) -> JudgeRun:
     """Combine ended runs of safety labels into a panel run over the records all of them
     judged, and look for the disagreements its verdicts make."""
-    members = sorted({run.pk: run for run in members}.values(), key=lambda run: run.pk)
+    # As the rows are now: a member's state may have moved since the caller read it.
+    members = list(
+        JudgeRun.objects.filter(pk__in=[run.pk for run in members])
+        .select_related("judge")
+        .defer("record_ids", "report")
+        .order_by("pk")
+    )
     _check(project, members, rule)
     answers: dict[int, list[tuple[str, str]]] = {}
     rows = Verdict.objects.filter(run__in=members).order_by("record_id", "run_id")
