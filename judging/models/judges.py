@@ -139,9 +139,12 @@ class JudgeEvaluation(models.Model):
     candidate = models.ForeignKey(
         JudgeVersion, on_delete=models.CASCADE, related_name="evaluations"
     )
-    baseline_run = models.ForeignKey("judging.JudgeRun", on_delete=models.PROTECT, related_name="+")
+    # The runs stay while the evaluation does, unless both go together (a project deleted).
+    baseline_run = models.ForeignKey(
+        "judging.JudgeRun", on_delete=models.RESTRICT, related_name="+"
+    )
     candidate_run = models.ForeignKey(
-        "judging.JudgeRun", on_delete=models.PROTECT, related_name="+"
+        "judging.JudgeRun", on_delete=models.RESTRICT, related_name="+"
     )
     # The held-out settled records both runs judge, in id order.
     record_ids = models.JSONField(default=list)

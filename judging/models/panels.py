@@ -29,8 +29,9 @@ class Panel(models.Model):
 
 class PanelMember(models.Model):
     panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="memberships")
-    # A member run cannot be deleted from under the panel its verdicts were computed from.
-    run = models.ForeignKey("judging.JudgeRun", on_delete=models.PROTECT, related_name="+")
+    # A member run cannot be deleted from under the panel its verdicts were computed from,
+    # unless the panel goes with it (a project deleted in the admin).
+    run = models.ForeignKey("judging.JudgeRun", on_delete=models.RESTRICT, related_name="+")
 
     class Meta:
         constraints = [
