@@ -160,6 +160,8 @@ RULES: dict[str, Rule] = {
     "judging_api:run_resume": Rule(MANAGERS, kind="api", method="post"),
     "judging_api:run_retry_errors": Rule(MANAGERS, kind="api", method="post"),
     "judging_api:run_verdicts": Rule(RECORD_READERS, kind="api"),
+    # GET here; who may make a panel (POST) is tested in tests/judging/test_panels.py.
+    "judging_api:panel_list": Rule(RECORD_READERS, kind="api"),
     "judging_api:verdict_import": Rule(
         MANAGERS,
         kind="api",

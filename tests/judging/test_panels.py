@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from django.urls import reverse
+from rest_framework.test import APIClient
 
 from curation.errors import DomainError
 from judging import reports
@@ -16,6 +17,7 @@ from judging.services.panels import panel_create, panel_verdict
 from judging.services.run_engine import judge_run_execute
 from judging.services.runs import judge_run_create
 from releases.services import release_build, release_create
+from tests.curation.api_clients import api_key
 from tests.fake_llm import ChatRequest, FakeLLM, answer
 from tests.judging.judge_runs import make_judge, numbered_records, record_number
 
@@ -201,3 +203,30 @@ def test_a_manager_makes_a_panel_from_the_runs_page(cast) -> None:
     assert response.status_code == 302 and response["Location"].endswith(f"/runs/{panel.pk}/")
     detail = client.get(response["Location"]).content.decode()
     assert "Majority of the members" in detail and "Judge A" in detail
+
+
+def test_managers_make_panels_through_the_api_and_reviewers_read_them(cast) -> None:
+    runs = three_runs(cast)
+    url = reverse("judging_api:panel_list", args=[cast.project.slug])
+    body = {"runs": [r.pk for r in runs], "rule": "any_unsafe", "name": "API panel"}
+
+    refused = {
+        persona: api_for(getattr(cast, persona)).post(url, body, format="json").status_code
+        for persona in ("annotator", "author", "reviewer")
+    }
+    made = api_for(cast.manager).post(url, body, format="json")
+    single = api_for(cast.manager).post(url, {**body, "runs": [runs[0].pk]}, format="json")
+    listed = api_for(cast.reviewer).get(url)
+
+    assert refused == {"annotator": 403, "author": 403, "reviewer": 403}
+    assert made.status_code == 201
+    assert made.json()["rule"] == "any_unsafe" and made.json()["members"] == [r.pk for r in runs]
+    assert made.json()["source"] == "panel" and made.json()["valid_count"] == 5
+    assert single.status_code == 400
+    assert [panel["name"] for panel in listed.json()["results"]] == ["API panel"]
+
+
+def api_for(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {api_key(user)}")
+    return client
