@@ -166,13 +166,11 @@ def comparison(
     both = sorted(set(answers[0]) & set(answers[1]) & set(final))
     truth = np.array([metrics.VERDICT_CODES[final[r][0]] for r in both], dtype=np.int64)
     said = [np.array([mine[r] for r in both], dtype=np.int64) for mine in answers]
-    qualities = [
-        _quality(JudgeRun.objects.get(pk=run).name, truth, said[i], resamples)
-        for i, run in enumerate(runs)
-    ]
+    names = [evaluation.baseline_run.name, evaluation.candidate_run.name]
+    qualities = [_quality(names[i], truth, said[i], resamples) for i in range(2)]
     right = [said[i] == truth for i in range(2)]
     better = [np.flatnonzero(right[1] & ~right[0]), np.flatnonzero(right[0] & ~right[1])]
-    names = dict(
+    external_ids = dict(
         Record.objects.filter(pk__in=[both[i] for rows in better for i in rows[:LISTED]])
         .order_by()
         .values_list("pk", "external_id")
@@ -182,7 +180,7 @@ def comparison(
         return [
             Difference(
                 record_id=both[i],
-                external_id=names[both[i]],
+                external_id=external_ids[both[i]],
                 final=final[both[i]][0],
                 baseline=ANSWERS[int(said[0][i])],
                 candidate=ANSWERS[int(said[1][i])],

@@ -20,10 +20,11 @@ __all__ = ["Ask", "Case", "JudgeProtocol", "Outcome", "TaskFacts", "protocol_for
 
 def protocol_for(snapshot: dict[str, Any]) -> JudgeProtocol:
     """The protocol of a judge as a run's snapshot describes it, with the worked examples of
-    the judge's version if it has any."""
+    the judge's version if it has any. Examples carry final labels, safe or unsafe: a judge
+    changed since to a protocol that scores 0-3 judges without them."""
     protocol = _protocol(snapshot)
     examples = (snapshot.get("version") or {}).get("examples")
-    return WithExamples(protocol, examples) if examples else protocol
+    return WithExamples(protocol, examples) if examples and protocol.answer == "label" else protocol
 
 
 def _protocol(snapshot: dict[str, Any]) -> JudgeProtocol:
