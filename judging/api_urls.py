@@ -28,6 +28,7 @@ urlpatterns: list[object] = [
     ),
     path(f"{PROJECT}/runs/", runs.RunList.as_view(), name="run_list"),
     path(f"{PROJECT}/runs/import/", runs.VerdictImport.as_view(), name="verdict_import"),
+    path(f"{PROJECT}/runs/panels/", runs.PanelList.as_view(), name="panel_list"),
     path(f"{PROJECT}/runs/<int:run_id>/", runs.RunDetail.as_view(), name="run_detail"),
     path(f"{PROJECT}/runs/<int:run_id>/cancel/", runs.RunCancel.as_view(), name="run_cancel"),
     path(f"{PROJECT}/runs/<int:run_id>/resume/", runs.RunResume.as_view(), name="run_resume"),

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.db.models import QuerySet
 
 from curation.models import Project
+from judging.alignment import DEFAULT_EXAMPLES, MAX_EXAMPLES, Settled
 from judging.client import PARAMETERS
-from judging.models import Judge, ModelConnection, PromptTemplate
+from judging.models import Judge, JudgeRun, JudgeVersion, ModelConnection, Panel, PromptTemplate
 from judging.protocols.custom import PLACEHOLDERS
 from judging.services.verdict_import import ID_FIELDS, IMPORTABLE
 
@@ -117,3 +119,57 @@ class VerdictImportForm(forms.Form):
             f"{', '.join(ID_FIELDS)} a line has."
         ),
     )
+
+
+class VersionForm(forms.Form):
+    """A new version of a judge: settled cases picked automatically, or chosen by hand."""
+
+    picked = forms.ChoiceField(
+        choices=JudgeVersion.Picked.choices,
+        initial=JudgeVersion.Picked.AUTOMATIC,
+        widget=forms.RadioSelect,
+        label="Worked examples",
+    )
+    count = forms.IntegerField(
+        min_value=1,
+        max_value=MAX_EXAMPLES,
+        initial=DEFAULT_EXAMPLES,
+        label="How many (automatic)",
+        help_text="At most one per category: the most contested settled case of each.",
+    )
+    records = forms.TypedMultipleChoiceField(
+        coerce=int,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Settled cases (by hand)",
+    )
+    note = forms.CharField(required=False, max_length=200)
+
+    def __init__(self, *args: Any, cases: list[Settled], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["records"].choices = [
+            (case.record_id, f"{case.external_id} ({case.category}): {case.label}")
+            for case in cases
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("picked") == JudgeVersion.Picked.BY_HAND and not data.get("records"):
+            self.add_error("records", "Tick the settled cases to quote.")
+        return data
+
+
+class PanelForm(forms.Form):
+    members = forms.ModelMultipleChoiceField(
+        queryset=JudgeRun.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+        label="Runs",
+        help_text="Two or more ended runs of safety labels; the panel covers the records all of "
+        "them judged.",
+    )
+    rule = forms.ChoiceField(choices=Panel.Rule.choices, initial=Panel.Rule.MAJORITY)
+    name = forms.CharField(required=False, max_length=200, help_text="Defaults to its members.")
+
+    def __init__(self, *args: Any, runs: QuerySet[JudgeRun], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["members"].queryset = runs

@@ -130,6 +130,16 @@ RULES: dict[str, Rule] = {
     "judging:judge_test": Rule(MANAGERS, method="post"),
     "judging:judge_test_detail": Rule(MANAGERS),
     "judging:template_list": Rule(MANAGERS),
+    # A judge's versions and evaluations: reviewers read them, managers make and choose them.
+    # Posted empty, a new version's form comes back with its errors; version 1 of url_values()
+    # cannot be evaluated against itself, which the page says.
+    "judging:judge_versions": Rule(RECORD_READERS),
+    "judging:judge_version_new": Rule(MANAGERS, method="post"),
+    "judging:judge_version_use": Rule(MANAGERS, method="post"),
+    "judging:judge_version_evaluate": Rule(MANAGERS, method="post"),
+    "judging:judge_evaluation": Rule(RECORD_READERS),
+    # Posted empty, the panel's form comes back with its errors.
+    "judging:panel_new": Rule(MANAGERS),
     "judging:run_list": Rule(RECORD_READERS),
     "judging:run_new": Rule(MANAGERS),
     "judging:run_detail": Rule(RECORD_READERS),
@@ -150,6 +160,8 @@ RULES: dict[str, Rule] = {
     "judging_api:run_resume": Rule(MANAGERS, kind="api", method="post"),
     "judging_api:run_retry_errors": Rule(MANAGERS, kind="api", method="post"),
     "judging_api:run_verdicts": Rule(RECORD_READERS, kind="api"),
+    # GET here; who may make a panel (POST) is tested in tests/judging/test_panels.py.
+    "judging_api:panel_list": Rule(RECORD_READERS, kind="api"),
     "judging_api:verdict_import": Rule(
         MANAGERS,
         kind="api",

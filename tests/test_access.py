@@ -11,7 +11,7 @@ from authoring.models import TaskImport
 from authoring.services.tasks import task_file_attach, task_submit
 from curation.models import Invitation, Role
 from curation.services.invitations import invitation_create
-from judging.models import Disagreement
+from judging.models import Disagreement, JudgeEvaluation, JudgeVersion
 from judging.services.runs import judge_run_create
 from releases.services import release_build, release_create
 from tests.access import RULES, Rule, walk_urlconf
@@ -155,7 +155,16 @@ def judging_values(cast: Cast) -> dict[str, object]:
     )
     run = judge_run_create(actor=cast.manager, project=cast.project, judge=judge)
     check = judge.connection_checks.create(connection=judge.connection, model=judge.model)
-    return {"judge_id": judge.pk, "run_id": run.pk, "test_id": check.pk}
+    version = JudgeVersion.objects.create(judge=judge, number=2, picked="by_hand")
+    evaluation = JudgeEvaluation.objects.create(
+        judge=judge, candidate=version, baseline_run=run, candidate_run=run
+    )
+    return {
+        "judge_id": judge.pk,
+        "run_id": run.pk,
+        "test_id": check.pk,
+        "evaluation_id": evaluation.pk,
+    }
 
 
 @pytest.fixture(autouse=True)

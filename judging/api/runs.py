@@ -25,12 +25,15 @@ from curation.access import MANAGERS, RECORD_READERS
 from curation.api import ProjectScoped
 from judging.models import JudgeRun, Verdict
 from judging.serializers.runs import (
+    PanelCreateSerializer,
+    PanelSerializer,
     RunCreateSerializer,
     RunDetailSerializer,
     RunSerializer,
     VerdictImportSerializer,
     VerdictSerializer,
 )
+from judging.services.panels import panel_create
 from judging.services.runs import (
     judge_run_cancel,
     judge_run_create,
@@ -215,4 +218,53 @@ class VerdictImport(ProjectScoped, generics.GenericAPIView):
         )
         location = reverse("judging_api:run_detail", args=[slug, run.pk])
         body = RunSerializer(run).data
+        return Response(body, status=status.HTTP_201_CREATED, headers={"Location": location})
+
+
+@extend_schema(tags=["runs"])
+class PanelList(ReadOrManage, generics.ListAPIView):
+    """Panels: runs whose verdicts combine their members' (majority, or unsafe if any)."""
+
+    serializer_class = PanelSerializer
+
+    def get_queryset(self) -> QuerySet[JudgeRun]:
+        return (
+            self.access.project.judge_runs.filter(source=JudgeRun.Source.PANEL)
+            .select_related("created_by", "panel")
+            .prefetch_related("panel__members")
+            .defer("record_ids")
+        )
+
+    @extend_schema(summary="The project's panels (reviewers and managers)")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Combine ended runs into a panel (managers)",
+        description=(
+            "The panel's verdicts are computed at once, over the records every member judged. "
+            "A member's invalid answer or error abstains; by majority a tie is no answer."
+        ),
+        request=PanelCreateSerializer,
+        responses={
+            201: PanelSerializer,
+            400: OpenApiResponse(description="The runs cannot be combined; the body says why."),
+        },
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        serializer = PanelCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        members = list(self.access.project.judge_runs.filter(pk__in=data["runs"]))
+        if missing := sorted(set(data["runs"]) - {run.pk for run in members}):
+            raise ValidationError({"runs": [f"No run of this project has the id {missing[0]}."]})
+        run = panel_create(
+            actor=request.user,
+            project=self.access.project,
+            members=members,
+            rule=data["rule"],
+            name=data["name"],
+        )
+        location = reverse("judging_api:run_detail", args=[slug, run.pk])
+        body = PanelSerializer(run).data
         return Response(body, status=status.HTTP_201_CREATED, headers={"Location": location})

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from judging.models.connections import ConnectionCheck, ModelConnection
-from judging.models.judges import Judge, PromptTemplate, Protocol
+from judging.models.judges import Judge, JudgeEvaluation, JudgeVersion, PromptTemplate, Protocol
+from judging.models.panels import Panel, PanelMember
 from judging.models.review import Adjudication, Disagreement, PendingCheck
 from judging.models.runs import JudgeRun, PlainJSONField, Verdict
 
@@ -12,8 +13,12 @@ __all__ = [
     "ConnectionCheck",
     "Disagreement",
     "Judge",
+    "JudgeEvaluation",
     "JudgeRun",
+    "JudgeVersion",
     "ModelConnection",
+    "Panel",
+    "PanelMember",
     "PendingCheck",
     "PlainJSONField",
     "PromptTemplate",

@@ -29,6 +29,8 @@ class JudgeRun(TimeStampedModel):
     class Source(models.TextChoices):
         JUDGE = "judge", "LLM judge"
         IMPORTED = "imported", "Imported verdicts"
+        # Computed from other runs' verdicts (judging.models.panels.Panel says how).
+        PANEL = "panel", "Panel of runs"
 
     project = models.ForeignKey(
         "curation.Project", on_delete=models.CASCADE, related_name="judge_runs"

@@ -9,9 +9,11 @@ from rest_framework import serializers
 
 from judging.models import (
     JudgeRun,
+    Panel,
     Verdict,
 )
 from judging.selectors import run_top_errors
+from judging.serializers.review import id_field
 from judging.services.runs import run_progress
 from judging.services.verdict_import import ID_FIELDS, IMPORTABLE
 
@@ -113,6 +115,31 @@ class RunCreateSerializer(serializers.Serializer):
     only_labelled = serializers.BooleanField(required=False, default=False)
     sample = serializers.IntegerField(required=False, allow_null=True, min_value=1, default=None)
     seed = serializers.IntegerField(required=False, allow_null=True, min_value=0, default=None)
+
+
+class PanelSerializer(RunSerializer):
+    """A panel: a run whose verdicts were combined from its members' (see judging/services/
+    panels.py for the rules)."""
+
+    rule = serializers.ChoiceField(source="panel.rule", choices=Panel.Rule.choices, read_only=True)
+    members = serializers.SerializerMethodField(help_text="The member runs' ids.")
+
+    class Meta(RunSerializer.Meta):
+        fields = [*RunSerializer.Meta.fields, "rule", "members"]
+
+    def get_members(self, run: JudgeRun) -> list[int]:
+        return sorted(member.pk for member in run.panel.members.all())
+
+
+class PanelCreateSerializer(serializers.Serializer):
+    runs = serializers.ListField(
+        child=id_field(),
+        min_length=2,
+        max_length=50,
+        help_text="Ids of two or more ended runs of safety labels of the project.",
+    )
+    rule = serializers.ChoiceField(choices=Panel.Rule.choices)
+    name = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
 
 
 class VerdictSerializer(serializers.ModelSerializer):

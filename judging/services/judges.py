@@ -15,7 +15,14 @@ from curation.jobs import job_send_after_commit
 from curation.models import Project
 from curation.services.audit import audit_log
 from judging.client import PARAMETERS, CallFailed, ChatClient, Endpoint, EndpointUnavailable
-from judging.models import ConnectionCheck, Judge, ModelConnection, PromptTemplate, Protocol
+from judging.models import (
+    ConnectionCheck,
+    Judge,
+    JudgeVersion,
+    ModelConnection,
+    PromptTemplate,
+    Protocol,
+)
 from judging.protocols.custom import PLACEHOLDERS, unknown_placeholders
 
 if TYPE_CHECKING:
@@ -72,10 +79,14 @@ def judge_update(*, actor: AbstractBaseUser | None, judge: Judge, **fields: Any)
     return judge
 
 
-def judge_snapshot(judge: Judge) -> dict[str, Any]:
+def judge_snapshot(judge: Judge, version: JudgeVersion | None = None) -> dict[str, Any]:
     """What a run needs of its judge, frozen at the run's start. The connection is named by its
     id: its address and key variable are read when the worker calls, so that they never sit in
-    a run that managers read, and an administrator's change to them holds for every run."""
+    a run that managers read, and an administrator's change to them holds for every run.
+
+    The version is `version` if given, else the judge's active one; version 1 (no row) is the
+    prompt as written, without examples."""
+    version = version if version is not None else judge.active_version
     snapshot: dict[str, Any] = {
         "judge_id": judge.pk,
         "name": judge.name,
@@ -87,6 +98,11 @@ def judge_snapshot(judge: Judge) -> dict[str, Any]:
         "concurrency": judge.concurrency,
         "timeout_seconds": judge.timeout_seconds,
         "max_retries": judge.max_retries,
+        "version": {
+            "id": version.pk if version else None,
+            "number": version.number if version else 1,
+            "examples": version.examples if version else [],
+        },
     }
     if judge.protocol == Protocol.CUSTOM and judge.template is not None:
         template = judge.template

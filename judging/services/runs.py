@@ -27,7 +27,7 @@ from curation.errors import Conflict, DomainError
 from curation.jobs import job_send, job_send_after_commit
 from curation.models import Category, Project
 from curation.services.audit import audit_log
-from judging.models import Judge, JudgeRun
+from judging.models import Judge, JudgeRun, JudgeVersion
 from judging.protocols import protocol_for
 from judging.services.judges import judge_snapshot
 
@@ -51,26 +51,39 @@ def judge_run_create(
     only_labelled: bool = False,
     sample: int | None = None,
     seed: int | None = None,
+    version: JudgeVersion | None = None,
+    record_ids: list[int] | None = None,
 ) -> JudgeRun:
     """Freeze the selection and the judge, and hand the run to a worker once committed.
 
     The selection: the project's records, of `categories` if any, only those with a human
     label if `only_labelled`, then a random `sample` of that many (drawn with `seed`, kept so
     the draw can be told and repeated). A SafePro judge takes only records linked to a task.
+    `record_ids`, if given, narrows the selection to those records (a version's evaluation);
+    `version` judges with that version of the judge rather than its active one.
     """
     if judge.project_id != project.pk:
         raise DomainError("The judge belongs to another project.")
     if sample is not None and sample < 1:
         raise DomainError("A sample holds at least one record.")
-    snapshot = judge_snapshot(judge)
+    snapshot = judge_snapshot(judge, version)
     category_names = sorted(category.name for category in categories)
     records = project.records.all()
+    if record_ids is not None:
+        records = records.filter(pk__in=record_ids)
     if category_names:
         records = records.filter(category__name__in=category_names)
     if only_labelled:
         records = records.filter(Exists(Annotation.objects.filter(record=OuterRef("pk"))))
     if protocol_for(snapshot).needs_task:
         records = records.filter(task__isnull=False)
+    selection: dict[str, Any] = {
+        "categories": category_names,
+        "only_labelled": only_labelled,
+        "sample": sample,
+    }
+    if record_ids is not None:
+        selection["chosen_records"] = True
     record_ids = list(records.order_by("id").values_list("id", flat=True))
     seed = seed if seed is not None else secrets.randbelow(2**31)
     if sample is not None and sample < len(record_ids):
@@ -85,12 +98,7 @@ def judge_run_create(
             source=JudgeRun.Source.JUDGE,
             name=name.strip() or f"{judge.name} · {timezone.localtime():%Y-%m-%d %H:%M}",
             judge_snapshot=snapshot,
-            selection={
-                "categories": category_names,
-                "only_labelled": only_labelled,
-                "sample": sample,
-                "seed": seed,
-            },
+            selection={**selection, "seed": seed},
             record_ids=record_ids,
             total=len(record_ids),
             created_by=actor if actor is not None and actor.is_authenticated else None,
@@ -270,6 +278,8 @@ def selection_description(selection: dict[str, Any]) -> str:
     ]
     if selection.get("only_labelled"):
         parts.append("only records with a human label")
+    if selection.get("chosen_records"):
+        parts.append("chosen records (settled records a version's evaluation holds out)")
     if selection.get("sample"):
         parts.append(f"a random sample of {selection['sample']} (seed {selection.get('seed')})")
     return "; ".join(parts)

@@ -24,7 +24,7 @@ from judging.services.judges import (
 @require_GET
 @project_view(MANAGERS)
 def judge_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
-    judges = access.project.judges.select_related("template", "connection")
+    judges = access.project.judges.select_related("template", "connection", "active_version")
     context = {"project": access.project, "access": access, "judges": judges}
     return render(request, "judging/judges.html", context)
 

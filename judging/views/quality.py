@@ -98,7 +98,7 @@ def _overview_charts(report: reports.QualityReport) -> list[charts.BarChart]:
             [(run.run.name, run.overall.scores[metric].value) for run in report.runs],
             maximum=1,
             number_format="{:.3f}",
-            intervals=[_interval(run.overall.scores[metric]) for run in report.runs],
+            intervals=[interval_of(run.overall.scores[metric]) for run in report.runs],
             series=list(range(len(report.runs))),
         )
         for metric in JUDGE_METRICS
@@ -125,7 +125,7 @@ def _breakdowns(report: reports.QualityReport) -> list[dict[str, object]]:
             [(name, q.scores["f1"].value) for name, q in bars],
             maximum=1,
             number_format="{:.3f}",
-            intervals=[_interval(q.scores["f1"]) for _, q in bars],
+            intervals=[interval_of(q.scores["f1"]) for _, q in bars],
             series=series,
             legend=legend,
         )
@@ -147,5 +147,5 @@ def _confusions(report: reports.QualityReport) -> list[charts.Heatmap]:
     ]
 
 
-def _interval(estimate: Estimate) -> tuple[float, float] | None:
+def interval_of(estimate: Estimate) -> tuple[float, float] | None:
     return (estimate.low, estimate.high) if estimate.has_interval else None
