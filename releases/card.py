@@ -89,8 +89,12 @@ def _scores(release: Release) -> list[str]:
     """Where the records' 0-3 scores come from, one source per scale, never an average of
     several runs."""
     scored = release.summary.get("scored") or {}
+    sources = release_sources(release.options)
+    if not any(scored.values()) and all(s.get("source") != "run" for s in sources.values()):
+        # Nothing scored and nothing chosen: a release of safe/unsafe labels alone.
+        return []
     lines = ["## Scores", ""]
-    for scale, source in release_sources(release.options).items():
+    for scale, source in sources.items():
         lines.append(
             f"- {scale.capitalize()} scores (0-3) from {_cell(source_name(source))}: "
             f"{scored.get(scale, 0)} records."
