@@ -320,3 +320,22 @@ def test_a_manager_makes_a_version_from_the_page(cast) -> None:
     assert [version.number for version in judge.versions.all()] == [2]
     assert len(judge.versions.get().examples) == 2
     assert empty.status_code == 200 and "Tick the settled cases to quote." in empty.content.decode()
+
+
+def test_a_manager_evaluates_a_version_from_the_page_against_the_one_in_use(cast) -> None:
+    records = settled_project(cast)
+    judge = make_judge(cast.project, "http://127.0.0.1:9/v1")
+    version = judge_version_create(actor=cast.manager, judge=judge, record_ids=[records[1].pk])
+    client = cast.client_for("manager")
+    url = reverse("judging:judge_version_evaluate", args=[cast.project.slug, judge.pk, 2])
+
+    itself = client.post(url, {"baseline": 2}, follow=True)
+    response = client.post(url)
+
+    assert "A version is compared with another one." in itself.content.decode()
+    [evaluation] = judge.evaluations.all()
+    assert response.status_code == 302
+    assert response["Location"].endswith(f"/judges/{judge.pk}/evaluations/{evaluation.pk}/")
+    assert (evaluation.baseline, evaluation.candidate) == (None, version)
+    assert evaluation.baseline_run.judge_snapshot["version"]["number"] == 1
+    assert evaluation.candidate_run.judge_snapshot["version"]["number"] == 2
