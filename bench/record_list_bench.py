@@ -126,7 +126,7 @@ def time_case(
     args: argparse.Namespace,
 ) -> tuple[float, float]:
     """(p50, p95) in milliseconds over args.requests requests, after args.warmup of them."""
-    url = reverse("curation:record_list", args=[project.slug])
+    url = reverse("judging:record_list", args=[project.slug])
     for _ in range(args.warmup):
         client.get(url, params, headers=headers)
     timings = []
@@ -142,7 +142,7 @@ def time_case(
 def count_queries(
     client: Client, project: Project, params: dict[str, str], headers: dict[str, str]
 ) -> int:
-    url = reverse("curation:record_list", args=[project.slug])
+    url = reverse("judging:record_list", args=[project.slug])
     with CaptureQueriesContext(connection) as queries:
         client.get(url, params, headers=headers)
     return len(queries)

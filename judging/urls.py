@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from judging.views import adjudication, agreement, connections, judges, quality, runs
+from judging.views import adjudication, agreement, connections, judges, quality, records, runs
 
 app_name = "judging"
 
@@ -39,6 +39,11 @@ urlpatterns: list[object] = [
         adjudication.adjudication_record,
         name="adjudication_record",
     ),
+    # The record list and the record page are judging's: they show what every domain below
+    # said about a record (docs/architecture.md, "The record as the hub").
+    path("p/<slug:slug>/records/", records.record_list, name="record_list"),
+    path("p/<slug:slug>/records/actions/", records.record_bulk, name="record_bulk"),
+    path("p/<slug:slug>/records/<int:record_id>/", records.record_detail, name="record_detail"),
     path("p/<slug:slug>/quality/", quality.quality, name="quality"),
     path("p/<slug:slug>/agreement/", agreement.agreement, name="agreement"),
 ]

@@ -51,11 +51,13 @@ def judge_run_create(
     only_labelled: bool = False,
     sample: int | None = None,
     seed: int | None = None,
+    chosen: Iterable[int] | None = None,
 ) -> JudgeRun:
     """Freeze the selection and the judge, and hand the run to a worker once committed.
 
-    The selection: the project's records, of `categories` if any, only those with a human
-    label if `only_labelled`, then a random `sample` of that many (drawn with `seed`, kept so
+    The selection: the project's records (those `chosen` by id, if given: the record list's
+    selection), of `categories` if any, only those with a human label if `only_labelled`, then
+    a random `sample` of that many (drawn with `seed`, kept so
     the draw can be told and repeated). A SafePro judge takes only records linked to a task.
     """
     if judge.project_id != project.pk:
@@ -65,6 +67,8 @@ def judge_run_create(
     snapshot = judge_snapshot(judge)
     category_names = sorted(category.name for category in categories)
     records = project.records.all()
+    if chosen is not None:
+        records = records.filter(pk__in=list(chosen))
     if category_names:
         records = records.filter(category__name__in=category_names)
     if only_labelled:
@@ -90,6 +94,7 @@ def judge_run_create(
                 "only_labelled": only_labelled,
                 "sample": sample,
                 "seed": seed,
+                **({"chosen": len(record_ids)} if chosen is not None else {}),
             },
             record_ids=record_ids,
             total=len(record_ids),
@@ -268,6 +273,8 @@ def selection_description(selection: dict[str, Any]) -> str:
         if selection.get("categories")
         else "all categories"
     ]
+    if selection.get("chosen"):
+        parts.insert(0, f"{selection['chosen']} records chosen in the record list")
     if selection.get("only_labelled"):
         parts.append("only records with a human label")
     if selection.get("sample"):
