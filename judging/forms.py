@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.http import QueryDict
 
 from annotation.services.queue import MORE_LABELS_MAX
 from curation.forms import RecordFilterForm
@@ -176,8 +177,12 @@ class RecordListForm(RecordFilterForm):
         choices=[(str(n), str(n)) for n in (25, 50, 100, 200)],
     )
 
-    def __init__(self, *args: Any, runs: list[tuple[int, str]], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, data: QueryDict, *, runs: list[tuple[int, str]], **kwargs: Any) -> None:
+        if "per_page" not in data:
+            # Shown as chosen, rather than the first size offered.
+            data = data.copy()
+            data["per_page"] = str(self.PER_PAGE)
+        super().__init__(data, **kwargs)
         self.fields["run"].choices = [("", "Any"), *runs]
 
     def clean(self) -> dict[str, Any]:

@@ -73,6 +73,13 @@ class Disagreement(TimeStampedModel):
                 condition=Q(state="open"),
                 name="disagreement_queue",
             ),
+            # The record list's disputed filter: a project's records with an open
+            # disagreement, read from the index alone.
+            models.Index(
+                fields=["project", "record"],
+                condition=Q(state="open"),
+                name="disagreement_open_records",
+            ),
         ]
 
     def __str__(self) -> str:

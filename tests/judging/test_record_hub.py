@@ -64,6 +64,9 @@ def test_reviewers_see_every_label_verdict_disagreement_and_the_history(cast: Ca
     assert reverse("judging:adjudication_record", args=[cast.project.slug, record.pk]) in page
     assert "None: no strict majority for safe or unsafe" in page
     assert "curation.annotation.created" in page
+    # The page sits in the Records section of the navigation, beside imports and members.
+    records = reverse("judging:record_list", args=[cast.project.slug])
+    assert f'<a href="{records}" aria-current="page">Records</a>' in page
 
 
 def test_the_final_label_says_who_settled_it_and_why(cast: Cast) -> None:
