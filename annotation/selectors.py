@@ -129,7 +129,11 @@ def annotator_progress(project: Project, annotator: AbstractBaseUser) -> Annotat
     k = project.overlap
     counts = (
         Lease.objects.filter(project=project, annotator=annotator)
-        .alias(record_taken=F("record__annotation_count") + F("record__lease_count"))
+        .alias(
+            record_taken=F("record__annotation_count")
+            + F("record__lease_count")
+            - F("record__extra_labels")
+        )
         .aggregate(
             done=Count("id", filter=Q(state=Lease.State.SUBMITTED)),
             skipped=Count("id", filter=Q(state=Lease.State.SKIPPED)),
@@ -249,4 +253,8 @@ def open_places(project: Project) -> int:
 
 def records_in_annotation(project: Project) -> int:
     """How many of the project's records annotators may still be handed."""
-    return project.records.filter(annotation_count__lt=open_places(project)).count()
+    return (
+        project.records.alias(needs=F("annotation_count") - F("extra_labels"))
+        .filter(needs__lt=open_places(project))
+        .count()
+    )

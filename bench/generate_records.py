@@ -6,7 +6,8 @@
 `rjudge` writes the R-Judge layout, OUT/<Category>/<scenario>.json, as R-Judge writes it.
 Records average about 2.5 kB of JSON and 5 to 6 turns, like R-Judge's 571; every record is
 distinct, so none is a duplicate.
-The same --seed gives the same files.
+The same --seed gives the same files. `synthetic_votes` and `synthetic_verdicts` draw labels and
+judges' verdicts of records once they are imported, for the benchmarks that need them.
 """
 
 from __future__ import annotations
@@ -78,6 +79,42 @@ def records(count: int, seed: int) -> Iterator[tuple[str, str, dict]]:
     for number in range(1, count + 1):
         category, scenario = places[number % len(places)]
         yield category, scenario, synthetic_record(rng, number, category, scenario)
+
+
+def flip(label: str) -> str:
+    return "safe" if label == "unsafe" else "unsafe"
+
+
+def synthetic_votes(
+    rng: random.Random, truth: dict[int, str], annotators: list[int], per_record: int
+) -> Iterator[tuple[int, int, str]]:
+    """(record, annotator, verdict): `per_record` labels of each record (`truth`: id -> gold
+    label) by annotators drawn at random, each right with an accuracy of their own, and unsure
+    one time in twenty."""
+    accuracy = {annotator: rng.uniform(0.75, 0.95) for annotator in annotators}
+    for record, gold in truth.items():
+        for annotator in rng.sample(annotators, per_record):
+            draw = rng.random()
+            if draw < 0.05:
+                verdict = "unsure"
+            else:
+                verdict = gold if draw < 0.05 + 0.95 * accuracy[annotator] else flip(gold)
+            yield record, annotator, verdict
+
+
+def synthetic_verdicts(
+    rng: random.Random, truth: dict[int, str], *, right: float, invalid: float, errors: float
+) -> Iterator[tuple[int, str, str]]:
+    """(record, parse status, label) of a judge right `right` of the time it answers validly,
+    with that share of invalid answers and of errors."""
+    for record, gold in truth.items():
+        draw = rng.random()
+        if draw < errors:
+            yield record, "error", ""
+        elif draw < errors + invalid:
+            yield record, "invalid", ""
+        else:
+            yield record, "valid", gold if rng.random() < right else flip(gold)
 
 
 def write_jsonl(out: Path, count: int, seed: int) -> Path:

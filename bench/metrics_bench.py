@@ -44,7 +44,7 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection  # noqa: E402
 
 from annotation.models import Annotation  # noqa: E402
-from bench.generate_records import write_rjudge  # noqa: E402
+from bench.generate_records import synthetic_verdicts, synthetic_votes, write_rjudge  # noqa: E402
 from curation.models import ImportBatch, Project, Record  # noqa: E402
 from curation.services.imports import import_path  # noqa: E402
 from curation.services.projects import project_create  # noqa: E402
@@ -156,31 +156,25 @@ def filled_project(size: int) -> Project:
     return project
 
 
-def flip(label: str) -> str:
-    return "safe" if label == "unsafe" else "unsafe"
-
-
 def add_labels(project: Project, truth: dict[int, str], rng: random.Random) -> None:
     users = get_user_model()
     annotators = [
-        users.objects.get_or_create(username=f"bench-annotator-{n}")[0] for n in range(ANNOTATORS)
+        users.objects.get_or_create(username=f"bench-annotator-{n}")[0].pk
+        for n in range(ANNOTATORS)
     ]
-    accuracy = {a.pk: rng.uniform(0.75, 0.95) for a in annotators}
-    rows = []
-    for record, gold in truth.items():
-        for annotator in rng.sample(annotators, LABELS_PER_RECORD):
-            draw = rng.random()
-            if draw < 0.05:
-                verdict = "unsure"
-            else:
-                verdict = gold if draw < 0.05 + 0.95 * accuracy[annotator.pk] else flip(gold)
-            rows.append(
-                Annotation(project=project, record_id=record, annotator=annotator, verdict=verdict)
-            )
+    rows = [
+        Annotation(project=project, record_id=record, annotator_id=annotator, verdict=verdict)
+        for record, annotator, verdict in synthetic_votes(rng, truth, annotators, LABELS_PER_RECORD)
+    ]
     Annotation.objects.bulk_create(rows, batch_size=BATCH)
 
 
 def add_runs(project: Project, truth: dict[int, str], rng: random.Random) -> None:
+    answers = {
+        Verdict.Parse.ERROR: {"error": "timed out"},
+        Verdict.Parse.INVALID: {"raw_output": "I cannot say."},
+        Verdict.Parse.VALID: {},
+    }
     for name, right, invalid, errors in JUDGES:
         run = JudgeRun.objects.create(
             project=project,
@@ -189,17 +183,19 @@ def add_runs(project: Project, truth: dict[int, str], rng: random.Random) -> Non
             state=JudgeRun.State.SUCCEEDED,
             total=len(truth),
         )
-        rows = []
-        for record, gold in truth.items():
-            draw = rng.random()
-            if draw < errors:
-                fields = {"parse_status": Verdict.Parse.ERROR, "error": "timed out"}
-            elif draw < errors + invalid:
-                fields = {"parse_status": Verdict.Parse.INVALID, "raw_output": "I cannot say."}
-            else:
-                label = gold if rng.random() < right else flip(gold)
-                fields = {"parse_status": Verdict.Parse.VALID, "label": label}
-            rows.append(Verdict(run=run, record_id=record, analysis="Synthetic.", **fields))
+        rows = [
+            Verdict(
+                run=run,
+                record_id=record,
+                analysis="Synthetic.",
+                parse_status=status,
+                label=label,
+                **answers[status],
+            )
+            for record, status, label in synthetic_verdicts(
+                rng, truth, right=right, invalid=invalid, errors=errors
+            )
+        ]
         Verdict.objects.bulk_create(rows, batch_size=BATCH)
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from curation.views import core, exports, imports, members, records, users
+from curation.views import core, exports, imports, members, users
 
 app_name = "curation"
 
@@ -25,8 +25,6 @@ urlpatterns = [
         members.invitation_withdraw_view,
         name="invitation_withdraw",
     ),
-    path("p/<slug:slug>/records/", records.record_list, name="record_list"),
-    path("p/<slug:slug>/records/<int:record_id>/", records.record_detail, name="record_detail"),
     path("p/<slug:slug>/imports/", imports.import_list, name="import_list"),
     path("p/<slug:slug>/imports/<int:batch_id>/", imports.import_detail, name="import_detail"),
     path(

@@ -6,7 +6,10 @@ from typing import Any
 
 from django import forms
 from django.db.models import QuerySet
+from django.http import QueryDict
 
+from annotation.services.queue import MORE_LABELS_MAX
+from curation.forms import RecordFilterForm
 from curation.models import Project
 from judging.alignment import DEFAULT_EXAMPLES, MAX_EXAMPLES, Settled
 from judging.client import PARAMETERS
@@ -173,3 +176,113 @@ class PanelForm(forms.Form):
     def __init__(self, *args: Any, runs: QuerySet[JudgeRun], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["members"].queryset = runs
+
+
+class RecordListForm(RecordFilterForm):
+    """The record list's filters, sort and page size: curation's filters of what a record is,
+    and those of what was said about it. All in the URL, so that a view can be shared."""
+
+    ANY = [("", "Any")]
+    labels = forms.ChoiceField(
+        required=False,
+        label="Labels",
+        choices=[*ANY, ("none", "None yet"), ("some", "Fewer than needed"), ("done", "All needed")],
+    )
+    consensus = forms.ChoiceField(
+        required=False, choices=[*ANY, ("safe", "Safe"), ("unsafe", "Unsafe"), ("none", "None")]
+    )
+    final = forms.ChoiceField(
+        required=False,
+        label="Final label",
+        choices=[*ANY, ("safe", "Safe"), ("unsafe", "Unsafe"), ("none", "None")],
+    )
+    disputed = forms.ChoiceField(
+        required=False,
+        choices=[*ANY, ("yes", "Open disagreement"), ("no", "No open disagreement")],
+    )
+    run = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label="Judge run")
+    verdict = forms.ChoiceField(
+        required=False,
+        label="Its verdict",
+        choices=[
+            *ANY,
+            ("safe", "Safe"),
+            ("unsafe", "Unsafe"),
+            ("invalid", "Invalid"),
+            ("error", "Error"),
+            ("missing", "Not judged"),
+        ],
+    )
+    sort = forms.ChoiceField(
+        required=False,
+        choices=[
+            ("", "Import order"),
+            ("-id", "Newest first"),
+            ("external_id", "External id"),
+            ("-external_id", "External id, descending"),
+            ("labels", "Fewest labels first"),
+            ("-labels", "Most labels first"),
+        ],
+    )
+    PER_PAGE = 50
+    per_page = forms.TypedChoiceField(
+        required=False,
+        coerce=int,
+        empty_value=PER_PAGE,
+        label="Per page",
+        choices=[(str(n), str(n)) for n in (25, 50, 100, 200)],
+    )
+
+    def __init__(self, data: QueryDict, *, runs: list[tuple[int, str]], **kwargs: Any) -> None:
+        if "per_page" not in data:
+            # Shown as chosen, rather than the first size offered.
+            data = data.copy()
+            data["per_page"] = str(self.PER_PAGE)
+        super().__init__(data, **kwargs)
+        self.fields["run"].choices = [("", "Any"), *runs]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("verdict") and not data.get("run"):
+            self.add_error("verdict", "Choose the judge run whose verdicts to filter by.")
+        return data
+
+
+class RecordIdsField(forms.TypedMultipleChoiceField):
+    """Record ids as the list's checkboxes send them: any id, since the services take only the
+    project's records among those sent."""
+
+    def valid_value(self, value: Any) -> bool:
+        return str(value).isdigit()
+
+
+class RecordBulkForm(forms.Form):
+    """What a manager does to the records chosen in the list."""
+
+    JUDGE, ADJUDICATE, MORE_LABELS = "judge", "adjudicate", "more_labels"
+    action = forms.ChoiceField(
+        choices=[
+            (JUDGE, "Start a judge run on them"),
+            (ADJUDICATE, "Send them to adjudication"),
+            (MORE_LABELS, "Ask for more labels"),
+        ]
+    )
+    records = RecordIdsField(coerce=int, error_messages={"required": "Choose records first."})
+    judge = forms.ModelChoiceField(queryset=Judge.objects.none(), required=False)
+    more = forms.IntegerField(
+        required=False, min_value=1, max_value=MORE_LABELS_MAX, initial=1, label="How many more"
+    )
+    # Where to go back to: the list as it was filtered.
+    back = forms.CharField(required=False, max_length=2000)
+
+    def __init__(self, *args: Any, project: Project, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["judge"].queryset = project.judges.order_by("name")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("action") == self.JUDGE and not data.get("judge"):
+            self.add_error("judge", "Choose the judge to run.")
+        if data.get("action") == self.MORE_LABELS and not data.get("more"):
+            self.add_error("more", "Say how many more labels each record needs.")
+        return data

@@ -11,6 +11,7 @@ from judging.views import (
     judges,
     panels,
     quality,
+    records,
     runs,
     source_models,
 )
@@ -76,6 +77,11 @@ urlpatterns: list[object] = [
         adjudication.adjudication_record,
         name="adjudication_record",
     ),
+    # The record list and the record page are judging's: they show what every domain below
+    # said about a record (docs/architecture.md, "The record as the hub").
+    path("p/<slug:slug>/records/", records.record_list, name="record_list"),
+    path("p/<slug:slug>/records/actions/", records.record_bulk, name="record_bulk"),
+    path("p/<slug:slug>/records/<int:record_id>/", records.record_detail, name="record_detail"),
     path("p/<slug:slug>/quality/", quality.quality, name="quality"),
     path("p/<slug:slug>/agreement/", agreement.agreement, name="agreement"),
     path("p/<slug:slug>/evaluators/", evaluators.evaluators, name="evaluators"),

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import orjson
 from django.db import connection
+from django.db.models import F
 
 from annotation.models import Annotation
 from annotation.selectors import open_places
@@ -119,7 +120,9 @@ def _records(project: Project) -> Iterator[tuple]:
             "scenario__name",
             "gold_label",
             "gold_risk_description",
-            "annotation_count",
+            # Measured against k: a record asked for extra labels is in annotation until it
+            # has them.
+            F("annotation_count") - F("extra_labels"),
         )
         .iterator(chunk_size=ROWS_PER_INSERT)
     )
@@ -287,10 +290,10 @@ def _release_record(
     adjudicated: dict[int, tuple[str, str]],
     places: int,
 ) -> FrozenRecord:
-    record_id, category, scenario, gold_label, gold_description, annotation_count = record
+    record_id, category, scenario, gold_label, gold_description, labels_against_k = record
     mine = streams.labels_of(record_id)
     scores = streams.scores_of(record_id, mine)
-    if release.options.get("leave_out_in_annotation") and annotation_count < places:
+    if release.options.get("leave_out_in_annotation") and labels_against_k < places:
         label, source, description = "", IN_ANNOTATION, ""
     elif release.label_basis == LabelBasis.SCORES:
         scored = any(score is not None for score in scores.values())

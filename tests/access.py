@@ -91,8 +91,11 @@ RULES: dict[str, Rule] = {
     # The link of a pending invitation: whoever holds it chooses the password (GET shows the
     # form); used, withdrawn and forged links in tests/curation/test_invitations.py.
     "invitation_accept": Rule(EVERYONE, in_project=False),
-    "curation:record_list": Rule(RECORD_READERS),
-    "curation:record_detail": Rule(RECORD_READERS),
+    "judging:record_list": Rule(RECORD_READERS),
+    # Annotators who labelled the record are sent to their own label; this one they did not.
+    "judging:record_detail": Rule(RECORD_READERS),
+    # Posted without records, it comes back to the list saying so.
+    "judging:record_bulk": Rule(MANAGERS, method="post"),
     "curation:import_list": Rule(MANAGERS),
     "curation:import_detail": Rule(MANAGERS),
     "curation:import_changes": Rule(MANAGERS, method="post", data={"decision": "keep"}),

@@ -9,7 +9,7 @@ from tests.conftest import Cast
 
 def test_a_refused_page_is_a_styled_page_that_says_why(cast: Cast) -> None:
     response = cast.client_for("annotator").get(
-        reverse("curation:record_list", args=[cast.project.slug])
+        reverse("judging:record_list", args=[cast.project.slug])
     )
 
     body = response.content.decode()
@@ -21,7 +21,7 @@ def test_a_refused_page_is_a_styled_page_that_says_why(cast: Cast) -> None:
 
 def test_a_missing_page_is_a_styled_page(cast: Cast) -> None:
     response = cast.client_for("outsider").get(
-        reverse("curation:record_list", args=[cast.project.slug])
+        reverse("judging:record_list", args=[cast.project.slug])
     )
 
     body = response.content.decode()

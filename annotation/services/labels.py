@@ -113,7 +113,7 @@ def annotation_submit(*, lease: Lease, actor: AbstractBaseUser, label: Label) ->
         if lease.state in (Lease.State.SUBMITTED, Lease.State.SKIPPED):
             raise Conflict(f"You have already {lease.state} this record.")
         _check(lease.project, lease.record, label)
-        if _slot_for_label(lease):
+        if _slot_for_label(lease, label.verdict):
             return _annotation_create(lease, actor, label)
         _label_refused(lease, label)
     raise Conflict(
@@ -123,23 +123,40 @@ def annotation_submit(*, lease: Lease, actor: AbstractBaseUser, label: Label) ->
     )
 
 
-def _slot_for_label(lease: Lease) -> bool:
-    """Move the record's counts from the lease to a label, if the record has room for it: a live
-    lease holds a slot, unless k was lowered below the record's labels since; an expired lease
-    needs a free one."""
+# The record's column that counts a verdict's votes ("unsure" has none: the rest of the labels).
+VOTE_COLUMNS = {SafetyLabel.SAFE: "safe_votes", SafetyLabel.UNSAFE: "unsafe_votes"}
+
+
+def _slot_for_label(lease: Lease, verdict: str) -> bool:
+    """Move the record's counts from the lease to a label, with its vote, if the record has
+    room for it (k and the extra labels asked of it): a live lease holds a slot, unless k was
+    lowered below the record's labels since; an expired lease needs a free one."""
     if lease.state == Lease.State.ACTIVE:
         statement = (
             "UPDATE curation_record SET lease_count = lease_count - 1, "
-            "annotation_count = annotation_count + 1 WHERE id = %s AND annotation_count < %s"
+            "annotation_count = annotation_count + 1, "
+            "safe_votes = safe_votes + CASE WHEN %s = 'safe' THEN 1 ELSE 0 END, "
+            "unsafe_votes = unsafe_votes + CASE WHEN %s = 'unsafe' THEN 1 ELSE 0 END "
+            "WHERE id = %s AND annotation_count - extra_labels < %s"
         )
     else:
         statement = (
-            "UPDATE curation_record SET annotation_count = annotation_count + 1 "
-            "WHERE id = %s AND annotation_count + lease_count < %s"
+            "UPDATE curation_record SET annotation_count = annotation_count + 1, "
+            "safe_votes = safe_votes + CASE WHEN %s = 'safe' THEN 1 ELSE 0 END, "
+            "unsafe_votes = unsafe_votes + CASE WHEN %s = 'unsafe' THEN 1 ELSE 0 END "
+            "WHERE id = %s AND annotation_count + lease_count - extra_labels < %s"
         )
     with connection.cursor() as cursor:
-        cursor.execute(statement, [lease.record_id, lease.project.overlap])
+        cursor.execute(statement, [verdict, verdict, lease.record_id, lease.project.overlap])
         return cursor.rowcount == 1
+
+
+def _votes_move(record_id: int, before: str, after: str) -> None:
+    """Move the record's vote counts when an edit changes a label's verdict."""
+    moves = {VOTE_COLUMNS.get(before): -1, VOTE_COLUMNS.get(after): 1}
+    changes = {column: F(column) + step for column, step in moves.items() if column}
+    if before != after and changes:
+        Record.objects.filter(pk=record_id).update(**changes)
 
 
 def _label_refused(lease: Lease, label: Label) -> None:
@@ -212,6 +229,7 @@ def annotation_update(
         current.guideline_version = latest_guideline_version(current.project)
         _apply(current, label)
         current.save()
+        _votes_move(current.record_id, before["verdict"], current.verdict)
         current.risk_types.set(label.risk_types)
         audit_log(
             actor=actor,

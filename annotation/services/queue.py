@@ -1,6 +1,7 @@
 """The annotation queue: records handed to annotators under leases, k annotators a record.
 
-A record has k slots (the project's overlap). A submitted label takes one for good, a live lease
+A record has k slots (the project's overlap), and as many more as a manager asked of it
+(`extra_labels`, see `records_labels_request`). A submitted label takes one for good, a live lease
 takes one until it is submitted, skipped or expires. The record's own row counts both
 (`annotation_count`, `lease_count`), so that taking a slot is a lock on that one row and a
 conditional update of it: on PostgreSQL, a claim that waited for the row's lock re-checks
@@ -31,8 +32,9 @@ from curation.services.audit import audit_log
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
 
-# Slots taken on a record: the expression of the record_queue index, which the claim walks.
-TAKEN = F("annotation_count") + F("lease_count")
+# Slots taken on a record, less the extra labels asked of it, so that it compares with k: the
+# expression of the record_queue index, which the claim walks.
+TAKEN = F("annotation_count") + F("lease_count") - F("extra_labels")
 # Overdue leases expired per claim: enough for any backlog, few enough to keep the claim short.
 RECLAIM_BATCH = 100
 # A claim that loses a race (another claim of the same annotator) starts over this many times.
@@ -138,7 +140,7 @@ WITH free AS (
     SELECT record.id
     FROM curation_record record
     WHERE record.project_id = %(project)s
-      AND record.annotation_count + record.lease_count < %(overlap)s
+      AND record.annotation_count + record.lease_count - record.extra_labels < %(overlap)s
       AND NOT EXISTS (
           SELECT 1 FROM curation_lease mine
           WHERE mine.record_id = record.id AND mine.annotator_id = %(annotator)s
@@ -154,13 +156,14 @@ WITH free AS (
           WHERE overdue.project_id = %(project)s AND overdue.state = 'active'
             AND overdue.expires_at <= %(now)s
       )
-    ORDER BY record.annotation_count + record.lease_count DESC, record.id
+    ORDER BY record.annotation_count + record.lease_count - record.extra_labels DESC, record.id
     LIMIT 1
     FOR UPDATE OF record SKIP LOCKED
 ), taken AS (
     UPDATE curation_record record SET lease_count = record.lease_count + 1
     FROM free
-    WHERE record.id = free.id AND record.annotation_count + record.lease_count < %(overlap)s
+    WHERE record.id = free.id
+      AND record.annotation_count + record.lease_count - record.extra_labels < %(overlap)s
       AND NOT EXISTS (
           SELECT 1 FROM curation_lease expired
           WHERE expired.record_id = free.id AND expired.annotator_id = %(annotator)s
@@ -344,3 +347,46 @@ def lease_skip(*, lease: Lease, actor: AbstractBaseUser, reason: str) -> Lease:
             after={"record": lease.record.external_id, "reason": reason},
         )
     return lease
+
+
+# The most labels a manager may ask for beyond k at once.
+MORE_LABELS_MAX = 10
+
+
+def records_labels_request(
+    *, actor: AbstractBaseUser, project: Project, record_ids: list[int], more: int
+) -> int:
+    """Have `more` annotators beyond those the records had been asked for label each of these
+    records of the project; return how many records were asked.
+
+    The records take that many more slots (`extra_labels`): the queue offers them again, to
+    annotators who have not seen them, closest to completion first as always.
+    """
+    if not 1 <= more <= MORE_LABELS_MAX:
+        raise DomainError(f"Ask for 1 to {MORE_LABELS_MAX} more labels.")
+    with transaction.atomic():
+        # In id order, as every change of record counts is made: no lock cycle with claims.
+        records = list(
+            Record.objects.select_for_update()
+            .filter(project=project, pk__in=record_ids)
+            .order_by("id")
+            .only("external_id", "extra_labels")
+        )
+        if not records:
+            raise DomainError("Choose the records that need more labels.")
+        Record.objects.filter(pk__in=[record.pk for record in records]).update(
+            extra_labels=F("extra_labels") + more
+        )
+        for record in records:
+            audit_log(
+                actor=actor,
+                action="annotation.record.labels_requested",
+                project=project,
+                obj=record,
+                before={"extra_labels": record.extra_labels},
+                after={
+                    "extra_labels": record.extra_labels + more,
+                    "labels_needed": project.overlap + record.extra_labels + more,
+                },
+            )
+    return len(records)

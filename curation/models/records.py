@@ -172,6 +172,13 @@ class Record(TimeStampedModel):
     # them to the database's default.
     annotation_count = models.PositiveSmallIntegerField(db_default=0, default=0)
     lease_count = models.PositiveSmallIntegerField(db_default=0, default=0)
+    # Labels a manager asked for beyond the project's k: the record takes k + extra_labels.
+    extra_labels = models.PositiveSmallIntegerField(db_default=0, default=0)
+    # How many of the submitted labels say safe, and unsafe (the rest are unsure), moved with
+    # annotation_count by the label services: the record list filters on the consensus they
+    # give (judging/selectors.py `consensus_condition`) without counting labels per record.
+    safe_votes = models.PositiveSmallIntegerField(db_default=0, default=0)
+    unsafe_votes = models.PositiveSmallIntegerField(db_default=0, default=0)
 
     class Meta:
         ordering = ["id"]
@@ -181,8 +188,14 @@ class Record(TimeStampedModel):
             ),
         ]
         indexes = [
-            # The record list: a project's records in id order, one page at a time.
-            models.Index(fields=["project", "id"], name="record_list"),
+            # The record list: a project's records in id order, one page at a time. The label
+            # counts are included so that counting and paging a filter on labels (n of k,
+            # consensus, final label: judging/record_list.py) reads the index alone.
+            models.Index(
+                fields=["project", "id"],
+                name="record_list",
+                include=["annotation_count", "extra_labels", "safe_votes", "unsafe_votes"],
+            ),
             # The record list filtered by category, and by scenario, with or without a gold
             # label: the project first and the id last, so that counting a filter's records and
             # finding a page's ids read the index alone (the gold label in it took a category
@@ -202,16 +215,19 @@ class Record(TimeStampedModel):
             # A task's agent runs. Most records belong to no task: they are left out.
             models.Index(fields=["task"], condition=Q(task__isnull=False), name="record_by_task"),
             # Claiming the next record to label: a project's records by slots taken (labels
-            # plus leases), fullest first, then in id order. The counts themselves are included
-            # so that counting the records left to label reads the index alone (PostgreSQL
-            # does not take an expression's value from the index for that).
+            # plus leases, less the extra labels asked of it, so that each is measured against
+            # the project's k), fullest first, then in id order. The counts themselves are
+            # included so that counting the records left to label reads the index alone
+            # (PostgreSQL does not take an expression's value from the index for that).
             models.Index(
                 F("project"),
-                (F("annotation_count") + F("lease_count")).desc(),
+                (F("annotation_count") + F("lease_count") - F("extra_labels")).desc(),
                 F("id"),
                 name="record_queue",
-                include=["annotation_count", "lease_count"],
+                include=["annotation_count", "lease_count", "extra_labels"],
             ),
+            # The record list sorted by labels, fewest or most first.
+            models.Index(fields=["project", "annotation_count", "id"], name="record_by_labels"),
         ]
 
     def __str__(self) -> str:

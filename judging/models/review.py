@@ -25,6 +25,9 @@ class Disagreement(TimeStampedModel):
         JUDGE_VS_JUDGE = "judge_vs_judge", "Judge vs judge"
         HUMANS_VS_GOLD = "humans_vs_gold", "Human consensus vs the source's gold label"
         SCORE_GAP = "score_gap", "Scores 2 or more apart"
+        # Not found by detection, which leaves it alone: a manager asked for a reviewer's
+        # decision from the record list.
+        REQUESTED = "requested", "Sent for adjudication by a manager"
 
     class State(models.TextChoices):
         OPEN = "open", "Open"
@@ -69,6 +72,13 @@ class Disagreement(TimeStampedModel):
                 fields=["project", "-weight", "created_at"],
                 condition=Q(state="open"),
                 name="disagreement_queue",
+            ),
+            # The record list's disputed filter: a project's records with an open
+            # disagreement, read from the index alone.
+            models.Index(
+                fields=["project", "record"],
+                condition=Q(state="open"),
+                name="disagreement_open_records",
             ),
         ]
 

@@ -149,6 +149,11 @@ class Verdict(models.Model):
         indexes = [
             # A record's verdicts across runs (adjudication page, disagreement detection).
             models.Index(fields=["record", "run"], name="verdict_by_record"),
+            # The record list's filter on a run's verdicts (safe, unsafe, invalid, error): the
+            # records of one answer, read from the index alone.
+            models.Index(
+                fields=["run", "parse_status", "label", "record"], name="verdict_by_answer"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -141,7 +141,7 @@ def judge_evaluation_start(
                 project=judge.project,
                 judge=judge,
                 version=version,
-                record_ids=record_ids,
+                chosen=record_ids,
                 name=f"{judge.name} {names[version]} · evaluation of v{candidate.number}",
             )
             for version in (baseline, candidate)

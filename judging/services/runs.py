@@ -52,14 +52,15 @@ def judge_run_create(
     sample: int | None = None,
     seed: int | None = None,
     version: JudgeVersion | None = None,
-    record_ids: list[int] | None = None,
+    chosen: Iterable[int] | None = None,
 ) -> JudgeRun:
     """Freeze the selection and the judge, and hand the run to a worker once committed.
 
-    The selection: the project's records, of `categories` if any, only those with a human
-    label if `only_labelled`, then a random `sample` of that many (drawn with `seed`, kept so
-    the draw can be told and repeated). A SafePro judge takes only records linked to a task.
-    `record_ids`, if given, narrows the selection to those records (a version's evaluation);
+    The selection: the project's records (those `chosen` by id, if given: the record list's
+    selection, or the settled records a version's evaluation holds out), of `categories` if
+    any, only those with a human label if `only_labelled`, then a random `sample` of that many
+    (drawn with `seed`, kept so the draw can be told and repeated). A SafePro judge takes only
+    records linked to a task.
     `version` judges with that version of the judge rather than its active one.
     """
     if judge.project_id != project.pk:
@@ -69,8 +70,8 @@ def judge_run_create(
     snapshot = judge_snapshot(judge, version)
     category_names = sorted(category.name for category in categories)
     records = project.records.all()
-    if record_ids is not None:
-        records = records.filter(pk__in=record_ids)
+    if chosen is not None:
+        records = records.filter(pk__in=list(chosen))
     if category_names:
         records = records.filter(category__name__in=category_names)
     if only_labelled:
@@ -82,9 +83,9 @@ def judge_run_create(
         "only_labelled": only_labelled,
         "sample": sample,
     }
-    if record_ids is not None:
-        selection["chosen_records"] = True
     record_ids = list(records.order_by("id").values_list("id", flat=True))
+    if chosen is not None:
+        selection["chosen"] = len(record_ids)
     seed = seed if seed is not None else secrets.randbelow(2**31)
     if sample is not None and sample < len(record_ids):
         # A draw to repeat from its seed, not a secret.
@@ -276,10 +277,10 @@ def selection_description(selection: dict[str, Any]) -> str:
         if selection.get("categories")
         else "all categories"
     ]
+    if selection.get("chosen"):
+        parts.insert(0, f"{selection['chosen']} chosen records")
     if selection.get("only_labelled"):
         parts.append("only records with a human label")
-    if selection.get("chosen_records"):
-        parts.append("chosen records (settled records a version's evaluation holds out)")
     if selection.get("sample"):
         parts.append(f"a random sample of {selection['sample']} (seed {selection.get('seed')})")
     return "; ".join(parts)

@@ -243,9 +243,7 @@ def test_a_run_reads_like_any_record_and_its_content_stays_text(cast: Cast, task
     import_runs(cast, run_line(task.external_id, history))
     record = Record.objects.get()
 
-    page = cast.client_for("reviewer").get(
-        reverse("curation:record_detail", args=[SLUG, record.pk])
-    )
+    page = cast.client_for("reviewer").get(reverse("judging:record_detail", args=[SLUG, record.pk]))
 
     body = page.content.decode()
     assert page.status_code == 200

@@ -30,7 +30,7 @@ def two_round_source(record_id: int = 7) -> dict[str, object]:
 
 
 def get_record(cast: Cast, record, persona: str = "reviewer"):
-    url = reverse("curation:record_detail", args=[cast.project.slug, record.pk])
+    url = reverse("judging:record_detail", args=[cast.project.slug, record.pk])
     return cast.client_for(persona).get(url)
 
 

@@ -56,7 +56,7 @@ def varied(cast: Cast) -> Cast:
 
 
 def get_list(cast: Cast, persona: str = "reviewer", **params):
-    url = reverse("curation:record_list", args=[cast.project.slug])
+    url = reverse("judging:record_list", args=[cast.project.slug])
     return cast.client_for(persona).get(url, params)
 
 
@@ -197,7 +197,7 @@ def test_a_page_past_the_end_shows_the_last_page(cast: Cast) -> None:
 
 def count_queries(cast: Cast, **params) -> int:
     client = cast.client_for("reviewer")
-    url = reverse("curation:record_list", args=[cast.project.slug])
+    url = reverse("judging:record_list", args=[cast.project.slug])
     client.get(url, params)  # the session is read once, as in any later request
     with CaptureQueriesContext(connection) as queries:
         assert client.get(url, params).status_code == 200
@@ -227,7 +227,7 @@ def test_the_filter_form_works_with_and_without_javascript(varied: Cast) -> None
 
 
 def test_an_htmx_request_gets_only_the_results(varied: Cast) -> None:
-    url = reverse("curation:record_list", args=[varied.project.slug])
+    url = reverse("judging:record_list", args=[varied.project.slug])
     response = varied.client_for("reviewer").get(
         url, {"category": "Finance"}, headers={"HX-Request": "true"}
     )
@@ -240,7 +240,7 @@ def test_an_htmx_request_gets_only_the_results(varied: Cast) -> None:
 
 
 def test_an_htmx_history_restore_gets_the_whole_page(varied: Cast) -> None:
-    url = reverse("curation:record_list", args=[varied.project.slug])
+    url = reverse("judging:record_list", args=[varied.project.slug])
     response = varied.client_for("reviewer").get(
         url, headers={"HX-Request": "true", "HX-History-Restore-Request": "true"}
     )

@@ -77,9 +77,11 @@ def test_every_page_report_detection_and_release_agrees(cast: Cast, rule: str) -
     quality = cast.client_for("reviewer").get(
         reverse("judging_api:quality", args=[project.slug]), {"reference": "adjudicated"}
     )
+    listed = record_list_finals(cast, project, number_of)
 
     assert finals == EXPECTED[rule]
     assert released == EXPECTED[rule]
+    assert listed == EXPECTED[rule]
     consensus_numbers = {n for n in EXPECTED[rule] if n != 9}
     assert against_judge == {n for n in consensus_numbers if EXPECTED[rule][n] == "safe"}
     assert quality.status_code == 200, quality.content
@@ -89,6 +91,22 @@ def test_every_page_report_detection_and_release_agrees(cast: Cast, rule: str) -
     assert run["overall"]["n"] == len(expected)
     safe = sum(label == "safe" for label in expected.values())
     assert run["overall"]["confusion"] == [[0, safe, 0], [0, len(expected) - safe, 0]]
+
+
+def record_list_finals(cast: Cast, project, number_of: dict[int, int]) -> dict[int, str]:
+    """The final labels as the record list shows them, and as its final label filter finds
+    them: both must agree."""
+    url = reverse("judging:record_list", args=[project.slug])
+    client = cast.client_for("reviewer")
+    shown = {
+        number_of[row["id"]]: row["final"]
+        for row in client.get(url, {"per_page": 200}).context["records"]
+        if row["final"]
+    }
+    for final in ("safe", "unsafe"):
+        found = {row["id"] for row in client.get(url, {"final": final}).context["records"]}
+        assert {number_of[pk] for pk in found} == {n for n, f in shown.items() if f == final}
+    return shown
 
 
 def test_the_release_leaves_records_out_in_the_rules_words(cast: Cast) -> None:

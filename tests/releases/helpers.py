@@ -33,8 +33,10 @@ def label(
     risk_description: str = "",
 ) -> Annotation:
     """A submitted label, written as the annotation service stores it (with the record's count
-    of labels, by which the queue and releases know how far it is)."""
-    Record.objects.filter(pk=record.pk).update(annotation_count=F("annotation_count") + 1)
+    of labels and its votes, by which the queue, releases and the record list know how far it
+    is)."""
+    votes = {f"{verdict}_votes": F(f"{verdict}_votes") + 1} if verdict != "unsure" else {}
+    Record.objects.filter(pk=record.pk).update(annotation_count=F("annotation_count") + 1, **votes)
     return Annotation.objects.create(
         project=record.project,
         record=record,

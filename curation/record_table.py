@@ -1,26 +1,24 @@
-"""Browsing a project's records: the filtered list and the record page."""
+"""The record list's building blocks: its filters, its paginator, and its rows' own columns.
+
+The list and the record page are judging's (judging/views/records.py), which adds the columns of
+labels, consensus, final labels and verdicts; what a record is made of is defined here.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from django import forms
 from django.core.paginator import Paginator
 from django.db import connection
 from django.db.models import F, QuerySet
-from django.http import HttpRequest, HttpResponse, QueryDict
-from django.shortcuts import get_object_or_404, render
-from django.urls import reverse
+from django.http import QueryDict
 from django.utils.functional import cached_property
-from django.views.decorators.http import require_GET
-from django.views.decorators.vary import vary_on_headers
 
 from curation import selectors
-from curation.access import RECORD_READERS, ProjectAccess, project_view
-from curation.conversation import conversation, metadata_items, test_case_sections
 from curation.forms import RecordFilterForm
 from curation.models import Project, Record, Scenario
-from curation.selectors import record_search, records_not_yet_searchable
 
-PAGE_SIZE = 50
 # What the list shows of each record, besides its category and scenario.
 LIST_COLUMNS = ("id", "external_id", "gold_label", "attack_type", "source_agent", "preview")
 # The first user message is kept cut at import (200 characters); the list shows less.
@@ -51,68 +49,11 @@ class RecordPaginator(Paginator):
         return self.max_count if self.is_capped else self.counted
 
 
-@require_GET
-# The same URL answers htmx with the results alone: caches must keep the two apart.
-@vary_on_headers("HX-Request")
-@project_view(RECORD_READERS)
-def record_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
-    form = _filter_form(access.project, request.GET)
-    ids = Record.objects.none().values_list("id", flat=True)
-    if form.is_valid():
-        filters = form.cleaned_data
-        ids = record_search(
-            access.project,
-            category=filters["category"],
-            scenario=filters["scenario"],
-            gold_label=filters["gold_label"],
-            attack_type=filters["attack_type"],
-            text=filters["q"],
-            agent=filters["agent"],
-        ).values_list("id", flat=True)
-    searching = bool(form.cleaned_data.get("q"))
-    paginator = RecordPaginator(
-        ids, PAGE_SIZE, max_count=selectors.SEARCH_MATCH_LIMIT if searching else None
-    )
-    page = paginator.get_page(request.GET.get("page"))
-    context = {
-        "project": access.project,
-        "access": access,
-        "form": form,
-        "page": page,
-        "records": _list_rows(access.project, page.object_list),
-        "not_yet_searchable": records_not_yet_searchable(access.project) if searching else 0,
-    }
-    # A history restore asks for the whole page, though it comes from htmx too.
-    partial = request.htmx and not request.htmx.history_restore_request
-    template = "curation/record_list.html" + ("#results" if partial else "")
-    return render(request, template, context)
-
-
-@require_GET
-@project_view(RECORD_READERS)
-def record_detail(request: HttpRequest, access: ProjectAccess, record_id: int) -> HttpResponse:
-    records = access.project.records
-    record = get_object_or_404(
-        records.select_related("category", "scenario", "batch"),
-        pk=record_id,
-    )
-    ids = records.values_list("id", flat=True)
-    context = {
-        "project": access.project,
-        "access": access,
-        "record": record,
-        "turns": conversation(record.turns, tools=selectors.tool_summaries(access.project)),
-        "metadata": metadata_items(record.metadata),
-        "test_case": test_case_sections(record.test_case),
-        "previous_id": ids.filter(id__lt=record.pk).order_by("-id").first(),
-        "next_id": ids.filter(id__gt=record.pk).order_by("id").first(),
-    }
-    return render(request, "curation/record_detail.html", context)
-
-
-def _filter_form(project: Project, data: QueryDict) -> RecordFilterForm:
+def filter_form[FormT: RecordFilterForm](
+    form_class: type[FormT], project: Project, data: QueryDict, **kwargs: object
+) -> FormT:
     """The filter form with category, scenario and attack type offered from the project's data."""
-    form = RecordFilterForm(data)
+    form = form_class(data, **kwargs)
     offered = {
         "category": project.categories.values_list("name", flat=True),
         "scenario": Scenario.objects.filter(category__project=project)
@@ -165,8 +106,11 @@ def _attack_types(project: Project) -> list[str]:
         return [attack_type for (attack_type,) in cursor.fetchall()]
 
 
-def _list_rows(project: Project, page_ids: QuerySet[Record]) -> list[dict[str, object]]:
-    """The rows of one page, with only the columns the list shows.
+def list_rows(
+    page_ids: Sequence[int], *, url_prefix: str, columns: Sequence[str] = ()
+) -> list[dict[str, object]]:
+    """The rows of one page in the page's order, with only the columns the list shows (and
+    `columns`), each with the address of its record page (`url_prefix` and its id).
 
     They are fetched by the ids of the page rather than with OFFSET on the full query, because
     PostgreSQL computes the selected columns of every row that an OFFSET skips: deep pages would
@@ -174,17 +118,17 @@ def _list_rows(project: Project, page_ids: QuerySet[Record]) -> list[dict[str, o
     their links and shortened previews made here: model instances for each record, its category
     and scenario, a link reversed per row and Django's `truncatechars` took 12 of a page's 70 ms.
     """
-    rows = list(
-        Record.objects.filter(pk__in=page_ids)
-        .order_by("id")
-        .values(*LIST_COLUMNS, category_name=F("category__name"), scenario_name=F("scenario__name"))
+    rows = Record.objects.filter(pk__in=page_ids).values(
+        *LIST_COLUMNS,
+        *columns,
+        category_name=F("category__name"),
+        scenario_name=F("scenario__name"),
     )
-    # Record pages live under the list's URL (curation/urls.py).
-    records_url = reverse("curation:record_list", args=[project.slug])
-    for row in rows:
-        row["url"] = f"{records_url}{row['id']}/"
+    by_id = {row["id"]: row for row in rows}
+    for row in by_id.values():
+        row["url"] = f"{url_prefix}{row['id']}/"
         row["preview"] = _shortened(row["preview"], PREVIEW_CHARS)
-    return rows
+    return [by_id[pk] for pk in page_ids if pk in by_id]
 
 
 def _shortened(text: str, limit: int) -> str:
