@@ -5,7 +5,7 @@ from __future__ import annotations
 from judging.models.connections import ConnectionCheck, ModelConnection
 from judging.models.judges import Judge, PromptTemplate, Protocol
 from judging.models.review import Adjudication, Disagreement, PendingCheck
-from judging.models.runs import JudgeRun, PlainJSONField, Verdict
+from judging.models.runs import JudgeRun, PlainJSONField, RunChunk, Verdict
 
 __all__ = [
     "Adjudication",
@@ -18,5 +18,6 @@ __all__ = [
     "PlainJSONField",
     "PromptTemplate",
     "Protocol",
+    "RunChunk",
     "Verdict",
 ]
