@@ -47,9 +47,8 @@ State = JudgeRun.State
 ACTIVE = (State.RUNNING, State.CANCELLING)
 
 
-def judge_run_create(
+def judge_run_plan(
     *,
-    actor: AbstractBaseUser | None,
     project: Project,
     judge: Judge,
     name: str = "",
@@ -59,13 +58,13 @@ def judge_run_create(
     seed: int | None = None,
     budget: Decimal | None = None,
 ) -> JudgeRun:
-    """Freeze the selection and the judge, and hand the run to a worker once committed.
+    """The run a request would make, not saved: its selection, the judge frozen, the
+    connection's prices and the cost expected, for a manager to see before it starts.
 
     The selection: the project's records, of `categories` if any, only those with a human
     label if `only_labelled`, then a random `sample` of that many (drawn with `seed`, kept so
     the draw can be told and repeated). A SafePro judge takes only records linked to a task.
-    The run keeps the connection's prices, its cost estimated from the records' sizes, and
-    stops once its cost reaches `budget`, if given.
+    The run stops once its cost reaches `budget`, if given.
     """
     if judge.project_id != project.pk:
         raise DomainError("The judge belongs to another project.")
@@ -89,27 +88,35 @@ def judge_run_create(
         record_ids = sorted(random.Random(seed).sample(record_ids, sample))  # noqa: S311
     if not record_ids:
         raise DomainError("The selection holds no records.")
+    run = JudgeRun(
+        project=project,
+        judge=judge,
+        source=JudgeRun.Source.JUDGE,
+        name=name.strip() or f"{judge.name} · {timezone.localtime():%Y-%m-%d %H:%M}",
+        judge_snapshot=snapshot,
+        selection={
+            "categories": category_names,
+            "only_labelled": only_labelled,
+            "sample": sample,
+            "seed": seed,
+        },
+        record_ids=record_ids,
+        total=len(record_ids),
+        price_in_per_million=judge.connection.price_in_per_million,
+        price_out_per_million=judge.connection.price_out_per_million,
+        budget=budget,
+    )
+    run.estimate = run_estimate(run=run)
+    return run
+
+
+def judge_run_create(
+    *, actor: AbstractBaseUser | None, project: Project, judge: Judge, **request: Any
+) -> JudgeRun:
+    """Make the run `judge_run_plan` describes, and hand it to the workers once committed."""
+    run = judge_run_plan(project=project, judge=judge, **request)
+    run.created_by = actor if actor is not None and actor.is_authenticated else None
     with transaction.atomic():
-        run = JudgeRun(
-            project=project,
-            judge=judge,
-            source=JudgeRun.Source.JUDGE,
-            name=name.strip() or f"{judge.name} · {timezone.localtime():%Y-%m-%d %H:%M}",
-            judge_snapshot=snapshot,
-            selection={
-                "categories": category_names,
-                "only_labelled": only_labelled,
-                "sample": sample,
-                "seed": seed,
-            },
-            record_ids=record_ids,
-            total=len(record_ids),
-            price_in_per_million=judge.connection.price_in_per_million,
-            price_out_per_million=judge.connection.price_out_per_million,
-            budget=budget,
-            created_by=actor if actor is not None and actor.is_authenticated else None,
-        )
-        run.estimate = run_estimate(run=run)
         run.full_clean()
         run.save()
         audit_log(
@@ -121,7 +128,7 @@ def judge_run_create(
                 "judge": judge.name,
                 "records": run.total,
                 "selection": run.selection,
-                "budget": None if budget is None else str(budget),
+                "budget": None if run.budget is None else str(run.budget),
             },
         )
         _dispatch_after_commit(run)
