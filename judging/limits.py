@@ -12,7 +12,10 @@ back the next requests.
 
 A 429 that says how long to wait (`Retry-After`, or `retry-after-ms`) pauses every worker on
 the connection, not only the one that got it: the pause is a key in Redis that the same script
-reads before anything is drawn.
+reads before anything is drawn. A connection without limits draws nothing, and a process asks
+Redis about its pause at most every PAUSE_CHECK_SECONDS (a round trip to Redis for every
+request would cost as much CPU as a sixth of the call): a pause reaches the other workers
+within that time.
 
 Without Redis (the embedded default: a broker on the file system, one worker), the buckets and
 pauses are kept in the worker process, and a warning says that the limits then hold for that
@@ -37,6 +40,8 @@ logger = logging.getLogger(__name__)
 MAX_PAUSE_SECONDS = 120.0
 # Bucket keys outlive the time a bucket takes to fill, debts included.
 KEY_SECONDS = 3600
+# How often a process asks whether a connection without limits is paused.
+PAUSE_CHECK_SECONDS = 0.1
 
 # KEYS: requests bucket, tokens bucket, pause. ARGV: requests a second, requests burst, tokens a
 # second, tokens burst, tokens asked (a rate of 0: no limit). Returns the seconds to wait, as
@@ -88,6 +93,13 @@ redis.call('HSET', KEYS[1], 'level', tostring(level - tonumber(ARGV[3])), 'at', 
 return 0
 """
 
+# KEYS: pause. Returns the seconds the pause has left, as text ("0" or less: none).
+_PAUSE_LEFT = """
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) + tonumber(clock[2]) / 1e6
+return tostring(tonumber(redis.call('GET', KEYS[1]) or '0') - now)
+"""
+
 # KEYS: pause. ARGV: seconds. A pause only ever grows: a shorter Retry-After does not cut it.
 _PAUSE = """
 local clock = redis.call('TIME')
@@ -135,6 +147,7 @@ class _RedisBuckets:
         self._draw = client.register_script(_DRAW)
         self._settle = client.register_script(_SETTLE)
         self._pause = client.register_script(_PAUSE)
+        self._pause_left = client.register_script(_PAUSE_LEFT)
         # Scoped to the studio's database, so that studios sharing a Redis keep apart.
         self._prefix = f"judging:limit:{settings.DATABASES['default']['NAME']}"
 
@@ -153,6 +166,9 @@ class _RedisBuckets:
 
     def pause(self, connection_id: int, seconds: float) -> None:
         self._pause(keys=self._keys(connection_id)[2:], args=[seconds])
+
+    def paused_for(self, connection_id: int) -> float:
+        return max(0.0, float(self._pause_left(keys=self._keys(connection_id)[2:])))
 
 
 class _LocalBuckets:
@@ -206,6 +222,10 @@ class _LocalBuckets:
             until = time.monotonic() + seconds
             self._paused[connection_id] = max(self._paused.get(connection_id, 0), until)
 
+    def paused_for(self, connection_id: int) -> float:
+        with self._lock:
+            return max(0.0, self._paused.get(connection_id, 0) - time.monotonic())
+
 
 @cache
 def _buckets(url: str) -> _RedisBuckets | _LocalBuckets:
@@ -225,9 +245,39 @@ def buckets() -> _RedisBuckets | _LocalBuckets:
 
 def wait_for_turn(limits: Limits, tokens: int) -> None:
     """Wait until the connection may send one more request of about `tokens` tokens."""
-    # Asked of connections without limits too: a pause holds for them as well.
-    while (wait := buckets().draw(limits, tokens)) > 0:
-        time.sleep(wait)
+    if limits.requests_per_minute or limits.tokens_per_minute:
+        while (wait := buckets().draw(limits, tokens)) > 0:
+            time.sleep(wait)
+    else:
+        # No budget to draw from, but a pause holds for these connections as well.
+        while (wait := _pauses.left(limits.connection_id)) > 0:
+            time.sleep(wait)
+
+
+class _PauseCache:
+    """What this process last heard of each connection's pause, and when it asked."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        # connection -> (asked at, paused until), on the monotonic clock
+        self._known: dict[int, tuple[float, float]] = {}
+
+    def left(self, connection_id: int) -> float:
+        now = time.monotonic()
+        with self._lock:
+            asked, until = self._known.get(connection_id, (-PAUSE_CHECK_SECONDS, 0.0))
+        if now - asked >= PAUSE_CHECK_SECONDS:
+            until = now + buckets().paused_for(connection_id)
+            with self._lock:
+                self._known[connection_id] = (now, until)
+        return min(until - now, PAUSE_CHECK_SECONDS) if until > now else 0.0
+
+    def forget(self, connection_id: int) -> None:
+        with self._lock:
+            self._known.pop(connection_id, None)
+
+
+_pauses = _PauseCache()
 
 
 def settle_tokens(limits: Limits, extra_tokens: int) -> None:
@@ -240,6 +290,8 @@ def pause_connection(connection_id: int, seconds: float) -> None:
     """Hold back every worker's requests to the connection for this long (a 429 asked)."""
     if seconds > 0:
         buckets().pause(connection_id, min(seconds, MAX_PAUSE_SECONDS))
+        # This process knows at once; the others within PAUSE_CHECK_SECONDS.
+        _pauses.forget(connection_id)
 
 
 def retry_after_seconds(headers: dict[str, str] | object) -> float | None:
