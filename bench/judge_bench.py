@@ -1,19 +1,24 @@
 """Benchmark: a judge run over N records against a local endpoint that answers after a delay,
-executed by one Celery worker process; calls per second.
+executed by one or more Celery worker processes side by side; calls per second.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/studio_bench \\
     REDIS_URL=redis://127.0.0.1:6379/9 \\
         .venv/bin/python bench/judge_bench.py [--records 10000] [--runs 3] [--latency 0.2] \\
-        [--concurrency 64]
+        [--concurrency 64] [--workers 1,2] [--window 0]
 
 Imports N synthetic records (bench/generate_records.py) into a fresh project, starts the
 scriptable OpenAI-compatible server of the tests (tests/fake_llm.py) in this process, answering
-every call after --latency seconds, and one real `celery worker --pool=solo` process on the
-Redis broker. Then --runs times: a run of an R-Judge judge (two calls a record) with
---concurrency calls at once over every record is created and dispatched as the studio does; its
-time is the worker's, from claiming the run to finishing it (the run's started_at and
-finished_at). Printed per run and as medians: calls/s, records/s, the worker process's CPU time
-per call. The project, its runs and records are deleted afterwards.
+every call after --latency seconds. Then, for each number of workers in --workers (in the same
+invocation, one after the other, on the same records and endpoint), --runs times: that many
+real `celery worker --pool=solo` processes are started on the Redis broker, and a run of an
+R-Judge judge (two calls a record) with --concurrency calls at once per worker over every record
+is created and dispatched as the studio does. With --window 0 the run goes to its end and its
+time is the workers', from the run's started_at to its finished_at. With --window S the calls
+are counted over S seconds of steady work, from the first verdict plus --warmup seconds, and
+the run is then cancelled: at 1 s a call a whole run of 5,000 records takes ten minutes a
+worker, and its rate is the same all through. Printed per run and as medians per number of
+workers: calls/s, records/s, the worker processes' CPU time per call. The project, its runs
+and records are deleted afterwards.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
@@ -43,6 +49,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--workers", default="1", help="Numbers of workers to compare: 1,2")
+    parser.add_argument("--window", type=float, default=0, help="Seconds measured; 0: whole runs")
+    parser.add_argument("--warmup", type=float, default=10)
     args = parser.parse_args()
 
     import django
@@ -55,23 +64,19 @@ def main() -> None:
     from curation.models import Project
     from curation.services.imports import import_path
     from curation.services.projects import project_create
-    from judging.models import JudgeRun, ModelConnection, Protocol
+    from judging.models import ModelConnection, Protocol
     from judging.services.judges import judge_create
-    from judging.services.runs import judge_run_create
     from tests.fake_llm import FakeLLM
 
     if connection.vendor != "postgresql" or not os.environ.get("REDIS_URL"):
         sys.exit("Set DATABASE_URL to PostgreSQL and REDIS_URL: the budget is for the full stack.")
     project = project_create(actor=None, name="Judge benchmark", slug=f"bench-judge-{os.getpid()}")
-    worker = None
+    workers: list[subprocess.Popen] = []
     try:
         with tempfile.TemporaryDirectory(prefix="judge-bench-") as folder:
             import_path(
                 actor=None, project=project, path=write_jsonl(Path(folder), args.records, 1)
             )
-        app.control.purge()
-        worker = start_worker()
-        results = []
         with FakeLLM(latency=args.latency) as llm:
             # The fake server listens on 127.0.0.1, as a local model server would.
             connection = ModelConnection.objects.create(
@@ -92,48 +97,83 @@ def main() -> None:
                 timeout_seconds=30,
                 max_retries=2,
             )
-            for number in range(1, args.runs + 1):
-                calls_before, cpu_before = llm.request_count, process_cpu(worker.pid)
-                run = judge_run_create(actor=None, project=project, judge=judge)
-                wait_until_finished(run, worker)
-                run.refresh_from_db()
-                if run.state != JudgeRun.State.SUCCEEDED or run.valid_count != args.records:
-                    sys.exit(f"The run ended {run.state} with {run.valid_count} valid verdicts.")
-                seconds = (run.finished_at - run.started_at).total_seconds()
-                calls = llm.request_count - calls_before
-                result = {
-                    "seconds": seconds,
-                    "calls_per_second": calls / seconds,
-                    "records_per_second": args.records / seconds,
-                    "cpu_ms_per_call": 1000 * (process_cpu(worker.pid) - cpu_before) / calls,
-                }
-                results.append(result)
-                print(
-                    f"run {number}: {calls:,} calls in {seconds:.1f} s, "
-                    f"{result['calls_per_second']:.0f} calls/s, "
-                    f"{result['records_per_second']:.0f} records/s, worker CPU "
-                    f"{result['cpu_ms_per_call']:.2f} ms a call",
-                    file=sys.stderr,
-                )
-        print(
-            f"{args.records:,} records, R-Judge two-step, {args.latency * 1000:.0f} ms latency, "
-            f"{args.concurrency} calls at once, one worker process, {args.runs} runs, medians: "
-            f"{statistics.median(r['seconds'] for r in results):.1f} s, "
-            f"{statistics.median(r['calls_per_second'] for r in results):.0f} calls/s, "
-            f"{statistics.median(r['records_per_second'] for r in results):.0f} records/s, "
-            f"worker CPU {statistics.median(r['cpu_ms_per_call'] for r in results):.2f} ms a call"
-        )
+            medians = []
+            for count in [int(number) for number in args.workers.split(",")]:
+                results = []
+                for number in range(1, args.runs + 1):
+                    app.control.purge()
+                    workers = [start_worker(f"bench{index}") for index in range(count)]
+                    result = measure(args, project, judge, llm, workers)
+                    stop_workers(workers)
+                    results.append(result)
+                    print(f"{count} worker(s), run {number}: {describe(result)}", file=sys.stderr)
+                median = {key: statistics.median(r[key] for r in results) for key in results[0]}
+                medians.append((count, median))
+        for count, median in medians:
+            print(
+                f"{args.records:,} records, R-Judge two-step, {args.latency * 1000:.0f} ms "
+                f"latency, {args.concurrency} calls at once a worker, {count} worker(s), "
+                f"{args.runs} runs, medians: {describe(median)}"
+            )
+        if len(medians) > 1:
+            base = medians[0][1]["calls_per_second"]
+            for count, median in medians[1:]:
+                print(f"{count} workers: {median['calls_per_second'] / base:.2f} x one worker's")
     finally:
-        if worker is not None and worker.poll() is None:
-            os.killpg(worker.pid, signal.SIGTERM)
-            worker.wait(timeout=60)
+        stop_workers(workers)
         delete_project(project.pk)
         Project.objects.filter(pk=project.pk).delete()
         ModelConnection.objects.filter(name=f"Benchmark connection {os.getpid()}").delete()
 
 
-def start_worker() -> subprocess.Popen:
-    return subprocess.Popen(
+def measure(
+    args: argparse.Namespace, project: Any, judge: Any, llm: Any, workers: list[subprocess.Popen]
+) -> dict[str, float]:
+    """One run by these workers: its calls a second and CPU a call, whole or over a window."""
+    from judging.models import JudgeRun
+    from judging.services.runs import judge_run_cancel, judge_run_create
+
+    run = judge_run_create(actor=None, project=project, judge=judge)
+    if not args.window:
+        calls_before, cpu_before = llm.request_count, total_cpu(workers)
+        wait_until_finished(run, workers)
+        run.refresh_from_db()
+        if run.state != JudgeRun.State.SUCCEEDED or run.valid_count != args.records:
+            sys.exit(f"The run ended {run.state} with {run.valid_count} valid verdicts.")
+        seconds = (run.finished_at - run.started_at).total_seconds()
+        calls = llm.request_count - calls_before
+        cpu = total_cpu(workers) - cpu_before
+    else:
+        deadline = time.monotonic() + RUN_TIMEOUT
+        while not run.verdicts.exists():
+            check_workers(workers, deadline)
+            time.sleep(0.2)
+        time.sleep(args.warmup)
+        calls_before, cpu_before, started = llm.request_count, total_cpu(workers), time.monotonic()
+        time.sleep(args.window)
+        calls = llm.request_count - calls_before
+        cpu = total_cpu(workers) - cpu_before
+        seconds = time.monotonic() - started
+        judge_run_cancel(actor=None, run=run)
+        wait_until_finished(run, workers)
+    return {
+        "seconds": seconds,
+        "calls_per_second": calls / seconds,
+        "records_per_second": calls / 2 / seconds,
+        "cpu_ms_per_call": 1000 * cpu / calls,
+    }
+
+
+def describe(result: dict[str, float]) -> str:
+    return (
+        f"{result['seconds']:.1f} s, {result['calls_per_second']:.1f} calls/s, "
+        f"{result['records_per_second']:.1f} records/s, worker CPU "
+        f"{result['cpu_ms_per_call']:.2f} ms a call"
+    )
+
+
+def start_worker(name: str) -> subprocess.Popen:
+    return subprocess.Popen(  # noqa: S603 (this interpreter, fixed arguments)
         [
             sys.executable,
             "-m",
@@ -147,23 +187,41 @@ def start_worker() -> subprocess.Popen:
             "--without-gossip",
             "--without-mingle",
             "--without-heartbeat",
+            f"--hostname={name}@%h",
         ],
         cwd=ROOT,
         start_new_session=True,
     )
 
 
-def wait_until_finished(run: object, worker: subprocess.Popen) -> None:
+def stop_workers(workers: list[subprocess.Popen]) -> None:
+    for worker in workers:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGTERM)
+    for worker in workers:
+        worker.wait(timeout=60)
+
+
+def check_workers(workers: list[subprocess.Popen], deadline: float) -> None:
+    if any(worker.poll() is not None for worker in workers):
+        sys.exit("A worker stopped.")
+    if time.monotonic() > deadline:
+        sys.exit("The run did not finish in time.")
+
+
+def wait_until_finished(run: object, workers: list[subprocess.Popen]) -> None:
     from judging.models import JudgeRun
 
     deadline = time.monotonic() + RUN_TIMEOUT
     finished = (JudgeRun.State.SUCCEEDED, JudgeRun.State.FAILED, JudgeRun.State.CANCELLED)
     while JudgeRun.objects.values_list("state", flat=True).get(pk=run.pk) not in finished:
-        if worker.poll() is not None:
-            sys.exit("The worker stopped.")
-        if time.monotonic() > deadline:
-            sys.exit("The run did not finish in time.")
+        check_workers(workers, deadline)
         time.sleep(0.5)
+
+
+def total_cpu(workers: list[subprocess.Popen]) -> float:
+    """CPU seconds used so far by the worker processes (each one process: --pool=solo)."""
+    return sum(process_cpu(worker.pid) for worker in workers)
 
 
 def process_cpu(pid: int) -> float:
@@ -179,6 +237,8 @@ def delete_project(project_id: int) -> None:
     with connection.cursor() as cursor:
         for statement in (
             "DELETE FROM judging_verdict WHERE run_id IN "
+            "(SELECT id FROM judging_judgerun WHERE project_id = %s)",
+            "DELETE FROM judging_runchunk WHERE run_id IN "
             "(SELECT id FROM judging_judgerun WHERE project_id = %s)",
             "DELETE FROM judging_disagreement WHERE project_id = %s",
             "DELETE FROM judging_judgerun WHERE project_id = %s",

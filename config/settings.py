@@ -330,9 +330,19 @@ LOGGING = {
 # site administrators set up in the admin (judging.models.ModelConnection), not settings.
 # The most calls a judge may have in flight at once, in one worker process.
 JUDGE_MAX_CONCURRENCY = env.int("JUDGE_MAX_CONCURRENCY", default=64)
-# A running judge run whose worker has not written its heartbeat for this long (seconds) is
-# taken as dead: a worker starting, or a manager's "resume", hands it to another worker.
+# A running judge run whose workers have not written its heartbeat for this long (seconds) is
+# taken as dead: a worker starting, or a manager's "resume", hands it to another worker. It is
+# also the lease of a chunk of a run: one whose worker has not renewed it for this long is
+# taken over by another worker.
 JUDGE_RUN_STALE_SECONDS = env.int("JUDGE_RUN_STALE_SECONDS", default=60)
+# A run is cut into chunks of this many records, which any worker claims one after another: the
+# unit a worker that dies loses its hold on (judging/services/run_engine/).
+JUDGE_RUN_CHUNK_SIZE = env.int("JUDGE_RUN_CHUNK_SIZE", default=50)
+# The most workers one run spreads over: as many run_judge jobs are sent for it.
+JUDGE_RUN_MAX_WORKERS = env.int("JUDGE_RUN_MAX_WORKERS", default=32)
+# A connection's limits per minute may be spent in a burst of this many seconds' worth after a
+# quiet spell (at least one request): see judging/limits.py.
+JUDGE_LIMIT_BURST_SECONDS = env.float("JUDGE_LIMIT_BURST_SECONDS", default=1.0)
 # The HTTP clients under the judges log every request at INFO and their internals at DEBUG;
 # keep them to warnings so that a DEBUG log level does not fill the log with request details.
 for _quiet in ("openai", "httpx", "httpx2", "httpcore", "httpcore2"):

@@ -43,6 +43,9 @@ class ModelConnectionAdmin(admin.ModelAdmin):
         "allow_private",
         "max_concurrency",
         "requests_per_minute",
+        "tokens_per_minute",
+        "price_in_per_million",
+        "price_out_per_million",
     ]
     search_fields = ["name", "base_url"]
     actions = ["test"]
@@ -104,7 +107,7 @@ class JudgeRunAdmin(admin.ModelAdmin):
     raw_id_fields = ["judge", "created_by"]
     # Thousands of ids: shown on the run's page in the studio, not in a form field here.
     exclude = ["record_ids"]
-    readonly_fields = ["claim", "heartbeat_at", "started_at", "finished_at"]
+    readonly_fields = ["heartbeat_at", "started_at", "finished_at", "rate_samples"]
 
 
 @admin.register(Verdict)

@@ -39,7 +39,14 @@ from enum import StrEnum
 from typing import Any
 
 import httpx2
-from django.core.cache import cache
+
+from judging.limits import (
+    Limits,
+    pause_connection,
+    retry_after_seconds,
+    settle_tokens,
+    wait_for_turn,
+)
 
 # Sent when the connection names no variable: local servers (vLLM, Ollama, llama.cpp) want no
 # key, but the client insists on one.
@@ -107,9 +114,10 @@ class Endpoint:
     model: str
     api_key_env: str = ""
     allow_private: bool = False
-    # The connection's id and its shared limit of requests per minute (None: no limit).
+    # The connection's id and its limits per minute, shared by every worker (None: no limit).
     connection_id: int | None = None
     requests_per_minute: int | None = None
+    tokens_per_minute: int | None = None
     parameters: dict[str, Any] = field(default_factory=dict)
     timeout_seconds: float = 60
     max_retries: int = 4
@@ -197,10 +205,18 @@ class ChatClient:
         import openai
 
         self.endpoint = endpoint
+        self._limits = (
+            None
+            if endpoint.connection_id is None
+            else Limits(
+                endpoint.connection_id, endpoint.requests_per_minute, endpoint.tokens_per_minute
+            )
+        )
+        # Per thread: the HTTP requests of the current call and the tokens they drew.
         self._attempts = threading.local()
         http_client = openai.DefaultHttpxClient(
             transport=_checked_transport(endpoint),
-            event_hooks={"request": [self._before_request]},
+            event_hooks={"request": [self._before_request], "response": [self._after_response]},
             follow_redirects=False,
             trust_env=False,
         )
@@ -223,7 +239,7 @@ class ChatClient:
 
     def complete(self, messages: list[dict[str, str]], **parameters: Any) -> Completion:
         """One chat completion, retried as the module says; raises CallFailed."""
-        self._attempts.count = 0
+        self._attempts.count = self._attempts.drawn = 0
         started = time.monotonic()
         options = {**self.endpoint.parameters, **parameters}
         try:
@@ -247,10 +263,14 @@ class ChatClient:
                 latency_ms=_elapsed_ms(started),
             )
         usage = completion.usage
+        tokens_in = (usage.prompt_tokens or 0) if usage else 0
+        tokens_out = (usage.completion_tokens or 0) if usage else 0
+        if self._limits is not None and usage:
+            settle_tokens(self._limits, tokens_in + tokens_out - self._attempts.drawn)
         return Completion(
             text=text,
-            tokens_in=(usage.prompt_tokens or 0) if usage else 0,
-            tokens_out=(usage.completion_tokens or 0) if usage else 0,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
             attempts=self._attempts.count,
             latency_ms=_elapsed_ms(started),
         )
@@ -265,30 +285,22 @@ class ChatClient:
 
     def _before_request(self, request: httpx2.Request) -> None:
         """Every HTTP request, retries included, before it is sent: counted, and held back to
-        the connection's rate."""
+        the connection's limits and pauses (judging/limits.py)."""
         self._attempts.count = getattr(self._attempts, "count", 0) + 1
-        if self.endpoint.requests_per_minute and self.endpoint.connection_id is not None:
-            wait_for_rate(self.endpoint.connection_id, self.endpoint.requests_per_minute)
-
-
-def wait_for_rate(connection_id: int, per_minute: int) -> None:
-    """Wait until the connection may send one more request this minute.
-
-    The count is kept in the cache that every web process and worker shares (Redis in
-    production): a fixed window per minute, so a burst may straddle two windows.
-    """
-    while True:
-        window = int(time.time() // 60)
-        key = f"judging:rate:{connection_id}:{window}"
-        cache.add(key, 0, timeout=120)
-        try:
-            sent = cache.incr(key)
-        except ValueError:
-            # The key expired between add and incr: the next window is starting.
-            continue
-        if sent <= per_minute:
+        if self._limits is None:
             return
-        time.sleep(max((window + 1) * 60 - time.time(), 0) + 0.05)
+        # About four bytes a token, JSON and all; the answer's usage settles the difference.
+        tokens = len(request.content) // 4 + int(self.endpoint.parameters.get("max_tokens") or 0)
+        wait_for_turn(self._limits, tokens)
+        self._attempts.drawn = getattr(self._attempts, "drawn", 0) + tokens
+
+    def _after_response(self, response: httpx2.Response) -> None:
+        """A 429 that says how long to wait pauses every worker on the connection."""
+        if response.status_code != 429 or self._limits is None:
+            return
+        seconds = retry_after_seconds(response.headers)
+        if seconds:
+            pause_connection(self._limits.connection_id, seconds)
 
 
 def _describe(error: Exception, endpoint: Endpoint) -> tuple[Failure, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -101,6 +102,14 @@ class RunForm(forms.Form):
     )
     seed = forms.IntegerField(
         required=False, min_value=0, help_text="Repeat an earlier sample by giving its seed."
+    )
+    budget = forms.DecimalField(
+        required=False,
+        min_value=Decimal("0.0001"),
+        max_digits=12,
+        decimal_places=4,
+        help_text="The most the run may cost at its connection's prices: it stops there. "
+        "Empty: no budget.",
     )
 
     def __init__(self, *args: Any, project: Project, **kwargs: Any) -> None:

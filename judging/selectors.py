@@ -7,12 +7,16 @@ The human consensus is defined here once (`consensus_codes`), and everything tha
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date, timedelta
+from decimal import Decimal
 
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.db.models import (
     Case,
     Count,
+    DateField,
+    DecimalField,
     Exists,
     F,
     IntegerField,
@@ -25,8 +29,9 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, TruncWeek
 from django.db.models.lookups import Exact, GreaterThan
+from django.utils import timezone
 
 from annotation.models import Annotation
 from curation.choices import ConsensusRule
@@ -387,4 +392,48 @@ def score_runs(project: Project) -> list[ScoreRun]:
             scored=scored[run.pk],
         )
         for run in runs
+    ]
+
+
+@dataclass(frozen=True)
+class JudgeCost:
+    judge: str
+    # The Monday of the week the runs were started in.
+    week: date
+    cost: Decimal
+    runs: int
+
+
+def judge_costs(project: Project, *, weeks: int = 12) -> list[JudgeCost]:
+    """What the project's priced judge runs cost, per judge and per week they were started in,
+    over the last `weeks` weeks, oldest first (runs of connections without prices are left
+    out: their cost is not known)."""
+    money = DecimalField(max_digits=20, decimal_places=6)
+    zero = Value(Decimal(0), output_field=money)
+    spent = Sum(
+        F("tokens_in") * Coalesce("price_in_per_million", zero)
+        + F("tokens_out") * Coalesce("price_out_per_million", zero),
+        output_field=money,
+    )
+    rows = (
+        JudgeRun.objects.filter(
+            project=project,
+            source=JudgeRun.Source.JUDGE,
+            judge__isnull=False,
+            created_at__gte=timezone.now() - timedelta(weeks=weeks),
+        )
+        .filter(Q(price_in_per_million__isnull=False) | Q(price_out_per_million__isnull=False))
+        .annotate(week=TruncWeek("created_at", output_field=DateField()))
+        .values("judge__name", "week")
+        .annotate(spent=spent, runs=Count("id"))
+        .order_by("week", "judge__name")
+    )
+    return [
+        JudgeCost(
+            judge=row["judge__name"],
+            week=row["week"],
+            cost=row["spent"] / 1_000_000,
+            runs=row["runs"],
+        )
+        for row in rows
     ]

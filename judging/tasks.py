@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from celery import shared_task
+from celery import Task, shared_task
 from celery.signals import worker_ready
 from django.core.cache import cache
 from django.db import connection
@@ -18,10 +18,10 @@ from judging.services.runs import judge_runs_recover
 logger = logging.getLogger(__name__)
 
 
-@shared_task
-def run_judge(run_id: int) -> None:
+@shared_task(bind=True)
+def run_judge(self: Task, run_id: int) -> None:
     try:
-        judge_run_execute(run_id=run_id)
+        judge_run_execute(run_id=run_id, worker=self.request.hostname or "")
     except JudgeRun.DoesNotExist:
         logger.warning("Judge run %s no longer exists; nothing to do", run_id)
 

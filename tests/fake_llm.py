@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -191,6 +192,12 @@ class _Server(ThreadingHTTPServer):
     # Benchmarks open dozens of connections at once.
     request_queue_size = 256
     fake: FakeLLM
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        # A client that went away (a worker killed or stopped) is no failure of the server's.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

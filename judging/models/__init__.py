@@ -6,7 +6,7 @@ from judging.models.connections import ConnectionCheck, ModelConnection
 from judging.models.judges import Judge, JudgeEvaluation, JudgeVersion, PromptTemplate, Protocol
 from judging.models.panels import Panel, PanelMember
 from judging.models.review import Adjudication, Disagreement, PendingCheck
-from judging.models.runs import JudgeRun, PlainJSONField, Verdict
+from judging.models.runs import JudgeRun, PlainJSONField, RunChunk, Verdict
 
 __all__ = [
     "Adjudication",
@@ -23,5 +23,6 @@ __all__ = [
     "PlainJSONField",
     "PromptTemplate",
     "Protocol",
+    "RunChunk",
     "Verdict",
 ]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
@@ -11,9 +9,6 @@ from django.db import models
 from django.utils import timezone
 
 from curation.models import TimeStampedModel
-
-if TYPE_CHECKING:
-    pass
 
 
 class ModelConnection(TimeStampedModel):
@@ -44,6 +39,29 @@ class ModelConnection(TimeStampedModel):
         null=True,
         blank=True,
         help_text="Requests sent per minute, all runs and workers together; empty: no limit.",
+    )
+    tokens_per_minute = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Tokens (prompt and answer) per minute, all runs and workers together; empty: "
+        "no limit.",
+    )
+    # What the provider charges; runs keep the prices they started with, so a run's cost stays
+    # what it was when prices change. Managers see prices and costs, which are theirs to spend.
+    price_in_per_million = models.DecimalField(
+        max_digits=10,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        verbose_name="price per million input tokens",
+        help_text="In the currency budgets are given in; empty: not priced.",
+    )
+    price_out_per_million = models.DecimalField(
+        max_digits=10,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        verbose_name="price per million output tokens",
     )
     # Loopback, link-local and private addresses are refused unless an administrator says
     # otherwise here, for a model server of their own (vLLM, Ollama on 127.0.0.1).

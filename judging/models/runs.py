@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -25,6 +26,7 @@ class JudgeRun(TimeStampedModel):
         CANCELLED = "cancelled", "Cancelled"
         SUCCEEDED = "succeeded", "Finished"
         FAILED = "failed", "Failed"
+        BUDGET_REACHED = "budget_reached", "Stopped at its budget"
 
     class Source(models.TextChoices):
         JUDGE = "judge", "LLM judge"
@@ -48,7 +50,7 @@ class JudgeRun(TimeStampedModel):
     # The records the selection held at the run's creation, in id order: a resumed run judges
     # the same set though records or labels were added since.
     record_ids = models.JSONField(default=list, blank=True)
-    state = models.CharField(max_length=12, choices=State.choices, default=State.PENDING)
+    state = models.CharField(max_length=14, choices=State.choices, default=State.PENDING)
     total = models.PositiveIntegerField(default=0)
     valid_count = models.PositiveIntegerField(default=0)
     invalid_count = models.PositiveIntegerField(default=0)
@@ -57,13 +59,26 @@ class JudgeRun(TimeStampedModel):
     tokens_out = models.PositiveBigIntegerField(default=0)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    # Written by the worker while it runs: a run whose heartbeat stops is taken up again.
+    # Written by every worker on the run as it commits: a run whose heartbeat stops has no
+    # live worker (each chunk has a lease of its own, see RunChunk).
     heartbeat_at = models.DateTimeField(null=True, blank=True)
-    # A token of the worker holding the run: a worker that finds another's token has been
-    # replaced (its heartbeat went stale) and stops.
-    claim = models.CharField(max_length=32, blank=True)
-    # Records judged per second over the last chunks, for the time left.
+    # Records judged per second lately by all its workers together, for the time left...
     rate = models.FloatField(null=True, blank=True)
+    # ...measured over these [seconds since the epoch, verdicts done] of the last commits.
+    rate_samples = models.JSONField(default=list, blank=True)
+    # The connection's prices when the run was created (per million tokens; None: not priced),
+    # so that the run's cost is what it was whatever prices become.
+    price_in_per_million = models.DecimalField(
+        max_digits=10, decimal_places=4, null=True, blank=True
+    )
+    price_out_per_million = models.DecimalField(
+        max_digits=10, decimal_places=4, null=True, blank=True
+    )
+    # The most the run may cost: it stops, as budget_reached, when its cost gets there.
+    budget = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    # What the run was expected to take before it started: {"tokens_in", "tokens_out",
+    # "cost" (null when not priced), "sampled"} (see judging/services/run_cost.py).
+    estimate = models.JSONField(default=dict, blank=True)
     # Why the run failed, in words a manager can act on.
     error = models.TextField(blank=True)
     # Set by "Retry the errored records" until the run finishes: the worker judges the records
@@ -95,6 +110,19 @@ class JudgeRun(TimeStampedModel):
         return self.valid_count + self.invalid_count + self.error_count
 
     @property
+    def is_priced(self) -> bool:
+        return self.price_in_per_million is not None or self.price_out_per_million is not None
+
+    @property
+    def cost(self) -> Decimal | None:
+        """What the tokens so far cost at the run's prices; None when it is not priced."""
+        if not self.is_priced:
+            return None
+        return cost_of(
+            self.tokens_in, self.tokens_out, self.price_in_per_million, self.price_out_per_million
+        )
+
+    @property
     def outcome(self) -> str:
         """The state as people read it: a run that finished with error verdicts says so."""
         if self.state == self.State.SUCCEEDED:
@@ -106,6 +134,50 @@ class JudgeRun(TimeStampedModel):
         if self.outcome == "finished_with_errors":
             return "Finished with errors"
         return self.get_state_display()
+
+
+def cost_of(
+    tokens_in: int, tokens_out: int, price_in: Decimal | None, price_out: Decimal | None
+) -> Decimal:
+    """The price of so many tokens at prices per million (a missing price costs nothing)."""
+    million = Decimal(1_000_000)
+    return (tokens_in * (price_in or 0) + tokens_out * (price_out or 0)) / million
+
+
+class RunChunk(models.Model):
+    """A slice of a run's records that one worker judges at a time.
+
+    Any worker claims a chunk that is waiting, or one whose lease has run out (its worker died
+    or hangs), skipping those locked by another worker's claim; it renews the lease with every
+    commit and marks the chunk done once every record of it has its verdict. A run is cut into
+    chunks each time a worker is to take it up (created, resumed, errors retried).
+    """
+
+    class State(models.TextChoices):
+        WAITING = "waiting", "Waiting for a worker"
+        TAKEN = "taken", "Being judged"
+        DONE = "done", "Done"
+
+    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="chunks")
+    number = models.PositiveIntegerField()
+    record_ids = models.JSONField(default=list)
+    state = models.CharField(max_length=8, choices=State.choices, default=State.WAITING)
+    # The claim of the worker holding it, which that worker's commits must still find; a
+    # worker that finds another's has lost the chunk (its lease ran out) and stops.
+    claim = models.CharField(max_length=32, blank=True)
+    # Which worker (host and process) holds or held it, for the logs and the tests.
+    worker = models.CharField(max_length=200, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "number"]
+        constraints = [
+            # Its index also serves a worker looking for the run's next chunk, in order.
+            models.UniqueConstraint(fields=["run", "number"], name="runchunk_once_per_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Chunk {self.number} of run {self.run_id}"
 
 
 class Verdict(models.Model):

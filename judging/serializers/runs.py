@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
@@ -35,13 +36,27 @@ class RunSerializer(serializers.ModelSerializer):
             "finished",
             "finished_with_errors",
             "failed",
+            "budget_reached",
         ],
         help_text=(
             "The state as the pages show it: a run that ended is finished, finished with errors "
-            "(some records got an error verdict), failed (see `error`) or cancelled."
+            "(some records got an error verdict), failed (see `error`), cancelled, or stopped "
+            "when its cost reached its budget."
         ),
     )
     outcome_display = serializers.CharField(read_only=True)
+    cost = serializers.DecimalField(
+        max_digits=16,
+        decimal_places=6,
+        read_only=True,
+        allow_null=True,
+        help_text="What its tokens so far cost at the run's prices; null when it is not priced.",
+    )
+    estimate = serializers.JSONField(
+        read_only=True,
+        help_text="Expected before it started, from its records' sizes: tokens_in, tokens_out, "
+        "cost (null when not priced) and the records sampled.",
+    )
 
     class Meta:
         model = JudgeRun
@@ -63,6 +78,11 @@ class RunSerializer(serializers.ModelSerializer):
             "error_count",
             "tokens_in",
             "tokens_out",
+            "price_in_per_million",
+            "price_out_per_million",
+            "cost",
+            "budget",
+            "estimate",
             "rate",
             "seconds_left",
             "error",
@@ -115,6 +135,15 @@ class RunCreateSerializer(serializers.Serializer):
     only_labelled = serializers.BooleanField(required=False, default=False)
     sample = serializers.IntegerField(required=False, allow_null=True, min_value=1, default=None)
     seed = serializers.IntegerField(required=False, allow_null=True, min_value=0, default=None)
+    budget = serializers.DecimalField(
+        max_digits=12,
+        decimal_places=4,
+        required=False,
+        allow_null=True,
+        min_value=Decimal("0.0001"),
+        default=None,
+        help_text="The most the run may cost, at its connection's prices: it stops there.",
+    )
 
 
 class PanelSerializer(RunSerializer):

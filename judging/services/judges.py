@@ -26,6 +26,8 @@ from judging.models import (
 from judging.protocols.custom import PLACEHOLDERS, unknown_placeholders
 
 if TYPE_CHECKING:
+    from decimal import Decimal
+
     from django.contrib.auth.models import AbstractBaseUser
 
 logger = logging.getLogger(__name__)
@@ -238,6 +240,7 @@ def _endpoint(connection: ModelConnection, **judge_settings: Any) -> Endpoint:
         allow_private=connection.allow_private,
         connection_id=connection.pk,
         requests_per_minute=connection.requests_per_minute,
+        tokens_per_minute=connection.tokens_per_minute,
         **judge_settings,
     )
 
@@ -250,8 +253,16 @@ def _audited_connection(connection: ModelConnection) -> dict[str, Any]:
         "models": connection.offered_models,
         "max_concurrency": connection.max_concurrency,
         "requests_per_minute": connection.requests_per_minute,
+        "tokens_per_minute": connection.tokens_per_minute,
+        "price_in_per_million": _text(connection.price_in_per_million),
+        "price_out_per_million": _text(connection.price_out_per_million),
         "allow_private": connection.allow_private,
     }
+
+
+def _text(price: Decimal | None) -> str | None:
+    """A price as the audit log's JSON keeps it, exactly."""
+    return None if price is None else str(price)
 
 
 def prompt_template_create(

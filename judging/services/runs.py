@@ -1,10 +1,13 @@
 """Judge runs: create one over a selection of records, cancel, resume, recover, read progress.
 
-A run executes in one Celery task (judging/services/run_engine.py does the work). Its state
-moves pending -> running -> succeeded ("Finished", or "Finished with errors" when some records
-got an error verdict), or cancelling -> cancelled, or failed (the endpoint failed for records in
-a row, or for every record); "resume" sends a cancelled, failed or stalled run back to pending,
-and the next worker judges the records that have no verdict yet in it. "Retry the errored
+A run is cut into chunks that every worker takes a share of (judging/services/run_engine/ does
+the work): as many run_judge jobs as it has chunks are sent, up to JUDGE_RUN_MAX_WORKERS. Its
+state moves pending -> running -> succeeded ("Finished", or "Finished with errors" when some
+records got an error verdict), or cancelling -> cancelled, or failed (the endpoint failed for
+records in a row, or for every record), or budget_reached (its cost reached the budget set);
+"resume" sends a cancelled, failed, stopped or stalled run back to pending, and the workers
+judge the records that have no verdict yet in it (a run stopped at its budget goes on without
+one). "Retry the errored
 records" sends a run that ended back to pending to judge again the records whose verdict is an
 error, each new verdict replacing the error.
 """
@@ -30,9 +33,12 @@ from curation.services.audit import audit_log
 from judging.models import Judge, JudgeRun, JudgeVersion
 from judging.protocols import protocol_for
 from judging.services.judges import judge_snapshot
+from judging.services.run_cost import run_estimate
+from judging.services.run_engine.chunks import chunks_cut
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from decimal import Decimal
 
     from django.contrib.auth.models import AbstractBaseUser
 
@@ -41,9 +47,8 @@ State = JudgeRun.State
 ACTIVE = (State.RUNNING, State.CANCELLING)
 
 
-def judge_run_create(
+def judge_run_plan(
     *,
-    actor: AbstractBaseUser | None,
     project: Project,
     judge: Judge,
     name: str = "",
@@ -53,20 +58,24 @@ def judge_run_create(
     seed: int | None = None,
     version: JudgeVersion | None = None,
     chosen: Iterable[int] | None = None,
+    budget: Decimal | None = None,
 ) -> JudgeRun:
-    """Freeze the selection and the judge, and hand the run to a worker once committed.
+    """The run a request would make, not saved: its selection, the judge frozen, the
+    connection's prices and the cost expected, for a manager to see before it starts.
 
     The selection: the project's records (those `chosen` by id, if given: the record list's
     selection, or the settled records a version's evaluation holds out), of `categories` if
     any, only those with a human label if `only_labelled`, then a random `sample` of that many
     (drawn with `seed`, kept so the draw can be told and repeated). A SafePro judge takes only
-    records linked to a task.
-    `version` judges with that version of the judge rather than its active one.
+    records linked to a task. `version` judges with that version of the judge rather than its
+    active one. The run stops once its cost reaches `budget`, if given.
     """
     if judge.project_id != project.pk:
         raise DomainError("The judge belongs to another project.")
     if sample is not None and sample < 1:
         raise DomainError("A sample holds at least one record.")
+    if budget is not None and budget <= 0:
+        raise DomainError("A budget is more than nothing.")
     snapshot = judge_snapshot(judge, version)
     category_names = sorted(category.name for category in categories)
     records = project.records.all()
@@ -92,18 +101,30 @@ def judge_run_create(
         record_ids = sorted(random.Random(seed).sample(record_ids, sample))  # noqa: S311
     if not record_ids:
         raise DomainError("The selection holds no records.")
+    run = JudgeRun(
+        project=project,
+        judge=judge,
+        source=JudgeRun.Source.JUDGE,
+        name=name.strip() or f"{judge.name} · {timezone.localtime():%Y-%m-%d %H:%M}",
+        judge_snapshot=snapshot,
+        selection={**selection, "seed": seed},
+        record_ids=record_ids,
+        total=len(record_ids),
+        price_in_per_million=judge.connection.price_in_per_million,
+        price_out_per_million=judge.connection.price_out_per_million,
+        budget=budget,
+    )
+    run.estimate = run_estimate(run=run)
+    return run
+
+
+def judge_run_create(
+    *, actor: AbstractBaseUser | None, project: Project, judge: Judge, **request: Any
+) -> JudgeRun:
+    """Make the run `judge_run_plan` describes, and hand it to the workers once committed."""
+    run = judge_run_plan(project=project, judge=judge, **request)
+    run.created_by = actor if actor is not None and actor.is_authenticated else None
     with transaction.atomic():
-        run = JudgeRun(
-            project=project,
-            judge=judge,
-            source=JudgeRun.Source.JUDGE,
-            name=name.strip() or f"{judge.name} · {timezone.localtime():%Y-%m-%d %H:%M}",
-            judge_snapshot=snapshot,
-            selection={**selection, "seed": seed},
-            record_ids=record_ids,
-            total=len(record_ids),
-            created_by=actor if actor is not None and actor.is_authenticated else None,
-        )
         run.full_clean()
         run.save()
         audit_log(
@@ -111,9 +132,14 @@ def judge_run_create(
             action="judging.run.requested",
             project=project,
             obj=run,
-            after={"judge": judge.name, "records": run.total, "selection": run.selection},
+            after={
+                "judge": judge.name,
+                "records": run.total,
+                "selection": run.selection,
+                "budget": None if run.budget is None else str(run.budget),
+            },
         )
-        _dispatch_after_commit(run.pk)
+        _dispatch_after_commit(run)
     return run
 
 
@@ -149,20 +175,23 @@ def judge_run_resume(*, actor: AbstractBaseUser | None, run: JudgeRun) -> JudgeR
         run = JudgeRun.objects.select_for_update().get(pk=run.pk)
         if not is_resumable(run):
             raise Conflict(f"The run is {run.get_state_display().lower()}: it cannot be resumed.")
-        before = run.state
+        before = {"state": run.state, "done": run.done_count}
+        if run.state == State.BUDGET_REACHED:
+            before["budget"] = str(run.budget)
+            run.budget = None
         run.state = State.PENDING
         run.finished_at = None
         run.error = ""
-        run.save(update_fields=["state", "finished_at", "error", "updated_at"])
+        run.save(update_fields=["state", "finished_at", "error", "budget", "updated_at"])
         audit_log(
             actor=actor,
             action="judging.run.resumed",
             project=run.project,
             obj=run,
-            before={"state": before, "done": run.done_count},
+            before=before,
             after={"state": run.state},
         )
-        _dispatch_after_commit(run.pk)
+        _dispatch_after_commit(run)
     return run
 
 
@@ -186,7 +215,7 @@ def judge_run_retry_errors(*, actor: AbstractBaseUser | None, run: JudgeRun) -> 
             before={"state": before, "errors": run.error_count},
             after={"state": run.state},
         )
-        _dispatch_after_commit(run.pk)
+        _dispatch_after_commit(run)
     return run
 
 
@@ -227,7 +256,8 @@ def is_stalled(run: JudgeRun) -> bool:
 def is_resumable(run: JudgeRun) -> bool:
     if run.source != JudgeRun.Source.JUDGE:
         return False
-    return run.state in (State.PENDING, State.CANCELLED, State.FAILED) or is_stalled(run)
+    resumable = (State.PENDING, State.CANCELLED, State.FAILED, State.BUDGET_REACHED)
+    return run.state in resumable or is_stalled(run)
 
 
 def can_retry_errors(run: JudgeRun) -> bool:
@@ -235,7 +265,7 @@ def can_retry_errors(run: JudgeRun) -> bool:
 
 
 def is_finished(run: JudgeRun) -> bool:
-    return run.state in (State.SUCCEEDED, State.CANCELLED, State.FAILED)
+    return run.state in (State.SUCCEEDED, State.CANCELLED, State.FAILED, State.BUDGET_REACHED)
 
 
 @dataclass(frozen=True)
@@ -286,5 +316,10 @@ def selection_description(selection: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _dispatch_after_commit(run_id: int) -> None:
-    job_send_after_commit("judging.tasks.run_judge", run_id)
+def _dispatch_after_commit(run: JudgeRun) -> None:
+    """Cut the run into chunks and send a job for each, up to the most workers a run spreads
+    over: every free worker takes one and works chunk after chunk; the jobs that find none left
+    end at once. One job at least, to close a run with nothing left to judge."""
+    chunks = chunks_cut(run=run)
+    for _ in range(max(1, min(chunks, settings.JUDGE_RUN_MAX_WORKERS))):
+        job_send_after_commit("judging.tasks.run_judge", run.pk)

@@ -10,9 +10,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseStopPolling
 
+from curation import charts
 from curation.access import MANAGERS, ProjectAccess, project_view
 from judging.forms import JudgeForm, PromptTemplateForm
 from judging.models import ConnectionCheck, Judge
+from judging.selectors import JudgeCost, judge_costs
 from judging.services.judges import (
     connection_check_start,
     judge_create,
@@ -25,8 +27,39 @@ from judging.services.judges import (
 @project_view(MANAGERS)
 def judge_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
     judges = access.project.judges.select_related("template", "connection", "active_version")
-    context = {"project": access.project, "access": access, "judges": judges}
+    context = {
+        "project": access.project,
+        "access": access,
+        "judges": judges,
+        "cost_charts": _cost_charts(judge_costs(access.project)),
+    }
     return render(request, "judging/judges.html", context)
+
+
+def _cost_charts(costs: list[JudgeCost]) -> list[charts.ColumnChart | charts.BarChart]:
+    """The project's cost per week, and each judge's, as the Judges page draws them."""
+    if not costs:
+        return []
+    weeks: dict[str, float] = {}
+    for cost in costs:
+        label = f"{cost.week:%b %d}"
+        weeks[label] = weeks.get(label, 0.0) + float(cost.cost)
+    names = sorted({cost.judge for cost in costs})
+    by_judge = sorted(costs, key=lambda cost: (cost.judge, cost.week))
+    return [
+        charts.column_chart(
+            "Cost of the project's judge runs, by the week they started",
+            list(weeks.items()),
+            number_format="{:,.2f}",
+        ),
+        charts.bar_chart(
+            "Cost of each judge's runs, by week",
+            [(f"{cost.judge}, {cost.week:%b %d}", float(cost.cost)) for cost in by_judge],
+            number_format="{:,.2f}",
+            series=[names.index(cost.judge) for cost in by_judge],
+            legend=list(enumerate(names)),
+        ),
+    ]
 
 
 @require_http_methods(["GET", "POST"])

@@ -26,6 +26,7 @@ from judging.services.runs import (
     is_stalled,
     judge_run_cancel,
     judge_run_create,
+    judge_run_plan,
     judge_run_resume,
     judge_run_retry_errors,
     run_progress,
@@ -59,14 +60,20 @@ def run_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 @project_view(MANAGERS)
 def run_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
     form = RunForm(request.POST or None, project=access.project)
+    plan = None
     if request.method == "POST" and form.is_valid():
         try:
-            run = judge_run_create(actor=request.user, project=access.project, **form.cleaned_data)
+            # "Estimate the cost" shows what the run would take, and starts nothing.
+            if "estimate" in request.POST:
+                plan = judge_run_plan(project=access.project, **form.cleaned_data)
+            else:
+                run = judge_run_create(
+                    actor=request.user, project=access.project, **form.cleaned_data
+                )
+                return redirect("judging:run_detail", access.project.slug, run.pk)
         except DomainError as error:
             form.add_error(None, error.message)
-        else:
-            return redirect("judging:run_detail", access.project.slug, run.pk)
-    context = {"project": access.project, "access": access, "form": form}
+    context = {"project": access.project, "access": access, "form": form, "plan": plan}
     return render(request, "judging/runs_new.html", context)
 
 

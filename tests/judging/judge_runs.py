@@ -71,3 +71,16 @@ def record_number(request: ChatRequest) -> int:
     match = _NUMBER.search(request.text)
     assert match, "The request quotes no numbered record."
     return int(match.group(1))
+
+
+def empty_buckets(redis_url: str) -> None:
+    """Forget the limits' buckets and pauses kept in Redis for this test database: the ids of
+    its connections start again at 1 in every test run (judging/limits.py)."""
+    import redis
+    from django.conf import settings
+
+    client = redis.Redis.from_url(redis_url)
+    pattern = f"judging:limit:{settings.DATABASES['default']['NAME']}:*"
+    keys = list(client.scan_iter(match=pattern))
+    if keys:
+        client.delete(*keys)

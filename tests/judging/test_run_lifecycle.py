@@ -3,6 +3,7 @@ dead worker, and exactly one verdict per record however often it is taken up."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -125,20 +126,23 @@ def test_running_a_run_twice_adds_no_verdict_and_makes_no_call(cast) -> None:
     assert (run.state, run.valid_count, run.total) == (State.SUCCEEDED, 12, 12)
 
 
-def test_a_run_held_by_a_live_worker_is_left_alone(cast) -> None:
+def test_a_chunk_held_by_a_live_worker_is_taken_over_only_once_its_lease_runs_out(cast) -> None:
     numbered_records(cast.project, 3)
     with FakeLLM() as llm:
         run = judge_run_create(
             actor=cast.manager, project=cast.project, judge=make_judge(cast.project, llm.base_url)
         )
-        JudgeRun.objects.filter(pk=run.pk).update(
-            state=State.RUNNING, heartbeat_at=timezone.now(), claim="another-worker"
-        )
+        JudgeRun.objects.filter(pk=run.pk).update(state=State.RUNNING, heartbeat_at=timezone.now())
+        started = time.monotonic()
+        lease_until = timezone.now() + timedelta(seconds=2)
+        run.chunks.update(state="taken", claim="another-worker", lease_until=lease_until)
 
         judge_run_execute(run_id=run.pk)
 
-    assert llm.request_count == 0
-    assert run.verdicts.count() == 0
+    # The calls began only once the other worker's lease had run out.
+    assert min(request.at for request in llm.requests) - started >= 1.9
+    run.refresh_from_db()
+    assert (run.state, run.valid_count) == (State.SUCCEEDED, 3)
 
 
 def test_a_stalled_run_is_taken_over_and_finished(cast, settings) -> None:
@@ -148,9 +152,8 @@ def test_a_stalled_run_is_taken_over_and_finished(cast, settings) -> None:
             actor=cast.manager, project=cast.project, judge=make_judge(cast.project, llm.base_url)
         )
         long_ago = timezone.now() - timedelta(seconds=settings.JUDGE_RUN_STALE_SECONDS + 1)
-        JudgeRun.objects.filter(pk=run.pk).update(
-            state=State.RUNNING, heartbeat_at=long_ago, claim="a-dead-worker"
-        )
+        JudgeRun.objects.filter(pk=run.pk).update(state=State.RUNNING, heartbeat_at=long_ago)
+        run.chunks.update(state="taken", claim="a-dead-worker", lease_until=long_ago)
 
         judge_run_execute(run_id=run.pk)
 
