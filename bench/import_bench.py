@@ -1,4 +1,4 @@
-"""Benchmark: importing N synthetic records on PostgreSQL, records per second and peak memory.
+"""Benchmark: importing N synthetic records, records per second and peak memory.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/studio_bench \\
         .venv/bin/python bench/import_bench.py [--records 100000] [--runs 3] [--format jsonl|rjudge]
@@ -10,6 +10,8 @@ time; its memory is the peak resident set size of the importing process (Django 
 Medians of the runs are printed, with the CPU time of the importing process and of its PostgreSQL
 backend (read from /proc when the database runs on this machine). Each run deletes its project
 afterwards and vacuums the records' tables, so that every run starts from the same tables.
+With DATABASE_URL=sqlite:///PATH (the embedded default; migrate it first), SQLite works inside
+the importing process, whose CPU time then includes the database's.
 """
 
 from __future__ import annotations
