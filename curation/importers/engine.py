@@ -82,6 +82,8 @@ class ImportReport:
     evaluations: list[ScoredFile] = field(default_factory=list)
     # Names of the ToolEmu toolkits read (from all_toolkits.json).
     toolkits: list[str] = field(default_factory=list)
+    # Whether the new records were indexed for the text search with them (SQLite).
+    searchable: bool = False
 
 
 def import_records(
@@ -215,6 +217,7 @@ class _Importer:
             raise ImportFailed(self.problems.items)
         report = self.report
         report.created_count = self.writer.finish()
+        report.searchable = self.writer.indexes_search
         report.toolkits = self._store_toolkits()
         report.existing_count = report.record_count - report.created_count
         report.category_counts = dict(sorted(self.categories.items()))

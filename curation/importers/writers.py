@@ -1,9 +1,9 @@
-"""Writing normalised records, fast on PostgreSQL and plainly elsewhere.
+"""Writing normalised records, fast on PostgreSQL and on SQLite.
 
 There are two paths because the databases differ where it matters. PostgreSQL takes rows through
 COPY many times faster than through INSERTs, and takes them while the importer is still reading:
 the database works on one core while Python parses on the other. SQLite, the embedded setup, has
-no COPY and holds small data, so `bulk_create` does there.
+no COPY: prepared INSERTs, many rows a call, do there, and index the records' words as they go.
 
 Both write only new records: the importer skips ids the project has already, and the import
 service holds a per-project lock, so no other import can add the same ids meanwhile.
@@ -20,7 +20,8 @@ from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from curation.formats.rjudge import NormalisedRecord
-from curation.models import ImportBatch, Record
+from curation.models import ImportBatch, Record, RecordSearchText
+from curation.search_text import FTS_TABLE, search_text_of
 
 if TYPE_CHECKING:
     from psycopg import Copy
@@ -39,6 +40,9 @@ class RecordRow(NamedTuple):
 
 
 class RecordWriter(Protocol):
+    # Whether the records written are indexed for the text search too (else a job does it).
+    indexes_search: bool
+
     def write(self, row: RecordRow) -> None: ...
 
     def pause(self) -> None:
@@ -57,7 +61,7 @@ class RecordWriter(Protocol):
 def record_writer(batch: ImportBatch) -> RecordWriter:
     if connection.vendor == "postgresql":
         return CopyWriter(batch)
-    return BulkCreateWriter(batch)
+    return ExecuteManyWriter(batch)
 
 
 # The columns COPY writes, with the types their values are sent as. COPY takes them in binary
@@ -95,6 +99,9 @@ _COLUMNS = {
 
 class CopyWriter:
     """COPY straight into the records table, in the import's transaction."""
+
+    # PostgreSQL's text vectors cost more than the rest of the import: a job makes them after.
+    indexes_search = False
 
     def __init__(self, batch: ImportBatch) -> None:
         self.batch = batch
@@ -165,49 +172,84 @@ class CopyWriter:
         self.cursor.close()
 
 
-class BulkCreateWriter:
-    BATCH_SIZE = 500
+class ExecuteManyWriter:
+    """Prepared INSERTs into the records table, a few thousand rows a call, in the import's
+    transaction: SQLite has no COPY, and building a model instance a row (what bulk_create
+    does) cost four times the parsing (see docs/benchmarks.md, The embedded default). sqlite3
+    prepares each statement once per call and binds each row's values.
+
+    The records' words go into the FTS5 index at once, from the records in hand: the job that
+    indexes them after an import would read and parse every record again, which took three
+    times as long as indexing the text itself.
+    """
+
+    BATCH_SIZE = 2000
+    indexes_search = True
 
     def __init__(self, batch: ImportBatch) -> None:
         self.batch = batch
-        self.rows: list[Record] = []
+        # As Django stores an aware datetime in SQLite: UTC text.
+        now = connection.ops.adapt_datetimefield_value(timezone.now())
+        self.constants = (now, now, batch.project_id, batch.pk)
+        self.rows: list[tuple[object, ...]] = []
+        self.texts: list[str] = []
         self.written = 0
 
     def write(self, row: RecordRow) -> None:
         record = row.record
         self.rows.append(
-            Record(
-                project_id=self.batch.project_id,
-                batch=self.batch,
+            (
+                *self.constants,
+                record.external_id,
+                row.category_id,
+                row.scenario_id,
+                record.source_format,
+                row.source_path,
+                row.source_position,
+                record.profile,
+                record.goal,
+                record.preview,
+                record.attack_type,
+                record.gold_label,
+                record.gold_risk_description,
+                record.content_hash,
+                record.raw,
+                orjson.dumps(record.metadata).decode(),
+                record.source_agent,
+                record.source_emulator,
+                record.source_case,
+                record.source_case_index,
+                record.source_replicate,
+            )
+        )
+        self.texts.append(
+            search_text_of(
                 external_id=record.external_id,
-                category_id=row.category_id,
-                scenario_id=row.scenario_id,
-                source_format=record.source_format,
-                source_path=row.source_path,
-                source_position=row.source_position,
                 profile=record.profile,
                 goal=record.goal,
-                preview=record.preview,
-                attack_type=record.attack_type,
-                gold_label=record.gold_label,
-                gold_risk_description=record.gold_risk_description,
-                content_hash=record.content_hash,
-                raw=record.raw,
-                metadata=record.metadata,
-                source_agent=record.source_agent,
-                source_emulator=record.source_emulator,
-                source_case=record.source_case,
-                source_case_index=record.source_case_index,
-                source_replicate=record.source_replicate,
+                turns=record.turns,
             )
         )
         if len(self.rows) >= self.BATCH_SIZE:
             self.pause()
 
     def pause(self) -> None:
-        Record.objects.bulk_create(self.rows)
+        if not self.rows:
+            return
+        with connection.cursor() as cursor:
+            cursor.executemany(_INSERT_RECORD, self.rows)
+            # The transaction holds SQLite's one write lock (Django's IMMEDIATE mode, see
+            # config/settings.py) and the table's ids come from AUTOINCREMENT: the rows just
+            # inserted have the ids up to the last one, one after the other.
+            cursor.execute("SELECT last_insert_rowid()")
+            (last_id,) = cursor.fetchone()
+            ids = range(last_id - len(self.rows) + 1, last_id + 1)
+            cursor.executemany(_INSERT_WORDS, list(zip(ids, self.texts, strict=True)))
+            project_id = self.batch.project_id
+            cursor.executemany(_INSERT_SEARCHABLE, [(pk, project_id) for pk in ids])
         self.written += len(self.rows)
         self.rows = []
+        self.texts = []
 
     def finish(self) -> int:
         self.pause()
@@ -215,3 +257,15 @@ class BulkCreateWriter:
 
     def abandon(self) -> None:
         self.rows = []
+        self.texts = []
+
+
+_INSERT_RECORD = (
+    f"INSERT INTO {Record._meta.db_table} ({', '.join(_COLUMNS)}) "  # noqa: S608 (constants)
+    f"VALUES ({', '.join(['%s'] * len(_COLUMNS))})"
+)
+_INSERT_WORDS = f"INSERT INTO {FTS_TABLE} (rowid, text) VALUES (%s, %s)"  # noqa: S608
+_INSERT_SEARCHABLE = (
+    f"INSERT INTO {RecordSearchText._meta.db_table} (record_id, project_id) "  # noqa: S608
+    "VALUES (%s, %s)"
+)

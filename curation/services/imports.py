@@ -188,7 +188,11 @@ def _run(batch_id: int, *, source: Path | None) -> ImportBatch:
         # Nothing of it was kept; after the commit, so that a worker that died before it
         # finds its upload again.
         batch.upload.delete(save=True)
-    if batch.state == ImportBatch.State.SUCCEEDED and batch.created_count:
+    if (
+        batch.state == ImportBatch.State.SUCCEEDED
+        and batch.created_count
+        and batch.searchable_at is None
+    ):
         search_index_update_later(project_id=batch.project_id)
     return batch
 
@@ -205,6 +209,8 @@ def _finish_succeeded(batch: ImportBatch, report: ImportReport) -> None:
     batch.duplicate_groups = report.duplicate_groups
     batch.evaluation_counts = _evaluation_counts(report)
     batch.errors = []
+    if report.searchable:
+        batch.searchable_at = batch.finished_at
     batch.save()
     record_changes_hold(batch, report.changed)
     audit_log(

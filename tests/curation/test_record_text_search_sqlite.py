@@ -97,6 +97,27 @@ with connection.cursor() as cursor:
 print(json.dumps({"vendor": connection.vendor, "found": found, "indexed": indexed}))
 """
 
+# An import alone, with no indexing job after it (the worker may not have run yet).
+IMPORT_ONLY_SCRIPT = """
+import json, sys
+import django
+
+django.setup()
+from django.core.management import call_command
+
+call_command("migrate", verbosity=0)
+from curation.selectors import record_search, records_not_yet_searchable
+from curation.services.imports import import_path
+from curation.services.projects import project_create
+
+project = project_create(actor=None, name="Embedded", slug="embedded")
+batch = import_path(actor=None, project=project, path=sys.argv[1])
+print(json.dumps({
+    "state": batch.state,
+    "pending": records_not_yet_searchable(project),
+    "found": [record.external_id for record in record_search(project, text="Evernote")],
+}))
+"""
 
 MIGRATE_SCRIPT = """
 import json
@@ -174,6 +195,18 @@ def test_the_embedded_default_searches_with_fts5(tmp_path: Path) -> None:
     assert report["found"] == EXPECTED
     # The other project's records, deleted, took their words with them.
     assert report["indexed"] == len(MESSAGES)
+
+
+def test_records_imported_into_the_embedded_default_are_found_without_an_indexing_job(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "data" / "Application" / "mail.json"
+    source.parent.mkdir(parents=True)
+    source.write_text(json.dumps(sources()))
+
+    report = json.loads(run_on_sqlite(tmp_path, IMPORT_ONLY_SCRIPT, str(source)))
+
+    assert report == {"state": "succeeded", "pending": 0, "found": ["3"]}
 
 
 def test_records_indexed_by_the_old_search_are_found_after_migrating_on_sqlite(
