@@ -53,6 +53,8 @@ def test_the_queue_can_show_one_kind_of_disagreement(cast: Cast, people) -> None
     page = cast.client_for("reviewer").get(queue_url(cast, kind="humans_vs_gold")).content.decode()
 
     assert f"Record {against_gold.external_id}<" in page
+    # Settling from here keeps to this kind (test_settling_keeps_to_the_kind_...).
+    assert f'{record_url(cast, against_gold)}?kind=humans_vs_gold"' in page
     assert f"Record {split.external_id}<" not in page
 
 
