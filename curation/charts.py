@@ -359,12 +359,14 @@ def scatter_chart(
     y_title: str,
     low: float = 0.0,
     high: float = 3.0,
-    ticks: int = 7,
+    ticks: int = 5,
     number_format: NumberFormat = "{:.2f}",
 ) -> ScatterChart:
-    """Points on two axes over the same range (`low` to `high`), each with its intervals as
-    whiskers; the frontier points are joined by a line. A point missing a value is not drawn
-    and prints as UNDEFINED in the chart's table."""
+    """Points on two axes, each with its intervals as whiskers; the frontier points are joined
+    by a line. Both axes span the points and their intervals, in steps of a tick, within `low`
+    to `high` (the scale): models that differ by a tenth of a point are told apart. A point
+    missing a value is not drawn and prints as UNDEFINED in the chart's table."""
+    low, high = _span(items, low, high, ticks)
     span = high - low
     text = _formatter(number_format, "")
 
@@ -398,6 +400,32 @@ def scatter_chart(
         x_ticks=[(f"{value:g}", x(value)) for value in values],
         y_ticks=[(f"{value:g}", y(value)) for value in values],
     )
+
+
+def _span(items: Sequence[ScatterItem], low: float, high: float, ticks: int) -> tuple[float, float]:
+    """The range both axes show: the points' and intervals' values, widened to whole quarter
+    points (at least half a point across), within the scale's `low` to `high`."""
+    values = [
+        value
+        for item in items
+        if is_defined(item.x) and is_defined(item.y)
+        for value in (item.x, item.y, *(item.x_interval or ()), *(item.y_interval or ()))
+        if is_defined(value)
+    ]
+    if not values:
+        return low, high
+    step = 0.25
+    bottom = max(low, math.floor(min(values) / step) * step)
+    top = min(high, math.ceil(max(values) / step) * step)
+    while top - bottom < 0.5 or round((top - bottom) / step) % (ticks - 1):
+        # Widen by a step, upwards unless at the top, until the ticks fall on round values.
+        if top < high:
+            top += step
+        elif bottom > low:
+            bottom -= step
+        else:
+            break
+    return bottom, top
 
 
 def _whiskers(

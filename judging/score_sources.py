@@ -11,15 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Exists, F, Min, OuterRef, QuerySet, Window
-from django.db.models.functions import DenseRank
+from django.db import connection
+from django.db.models import Exists, F, Func, IntegerField, Min, OuterRef, QuerySet
 
 from annotation.models import Annotation
 from curation.formats.turns import test_case_of
 from curation.models import Project, Record
-from curation.selectors import source_agents
 from judging import metrics, selectors
-from judging.arrays import InArray, code_of, int_matrix
+from judging.arrays import InArray, fetch_rows, int_matrix
 from judging.models import JudgeRun, Verdict
 
 CONSENSUS = "consensus"
@@ -174,24 +173,15 @@ class RecordGroups:
             )
         if record_ids is not None:
             records = records.filter(InArray(F("id"), record_ids))
-        agents = source_agents(project)
-        # The case's rank among the project's cases: 1, 2, ... ("" first where there are such).
-        case_rank = Window(DenseRank(), order_by=F("source_case").asc())
-        m = int_matrix(
-            records.order_by("id").values_list(
-                "id",
-                code_of("source_agent", {a: i + 1 for i, a in enumerate(agents)}, 0),
-                case_rank,
-            ),
-            3,
-        )
-        ranked = sorted(set(records.order_by().values_list("source_case", flat=True).distinct()))
+        ids, agent_names, case_names = _sources(records)
+        agents, agent = _codes(agent_names)
+        cases, case = _codes(case_names)
         return cls(
-            ids=m[:, 0],
-            agent=m[:, 1],
-            agents=[NO_SOURCE, *agents],
-            case=m[:, 2] - 1,
-            cases=[case or NO_SOURCE for case in ranked],
+            ids=ids,
+            agent=agent,
+            agents=[name or NO_SOURCE for name in agents],
+            case=case,
+            cases=[name or NO_SOURCE for name in cases],
             toolkits=toolkits,
         )
 
@@ -203,6 +193,43 @@ class RecordGroups:
             (self.ids[index] == record_ids) if len(self.ids) else np.zeros(len(record_ids), bool)
         )
         return index, found
+
+
+def _sources(records: QuerySet[Record]) -> tuple[np.ndarray, list[str], list[str]]:
+    """The records' ids in order, with each one's source agent and case.
+
+    On PostgreSQL each name comes as its hash, an integer (numpy reads 100,000 rows of
+    integers at once, where rows of names cost a Python object each, and ranking the names in
+    SQL sorted them twice, on disk); the names are then looked up by hash, unless two of them
+    share one.
+    """
+    if connection.vendor == "postgresql":
+        agent_hash, case_hash = (
+            Func(F(field), function="hashtext", output_field=IntegerField())
+            for field in ("source_agent", "source_case")
+        )
+        pairs = records.order_by().values_list(agent_hash, "source_agent", case_hash, "source_case")
+        agents, cases = {}, {}
+        for agent_key, agent, case_key, case in pairs.distinct():
+            agents[agent_key], cases[case_key] = agent, case
+        # Only if no two names share a hash; else read the names themselves.
+        if len(agents) == len(set(agents.values())) and len(cases) == len(set(cases.values())):
+            m = int_matrix(records.order_by("id").values_list("id", agent_hash, case_hash), 3)
+            return (
+                m[:, 0],
+                [agents[key] for key in m[:, 1].tolist()],
+                [cases[key] for key in m[:, 2].tolist()],
+            )
+    rows = fetch_rows(records.order_by("id").values_list("id", "source_agent", "source_case"))
+    ids = np.array([row[0] for row in rows], dtype=np.int64)
+    return ids, [row[1] for row in rows], [row[2] for row in rows]
+
+
+def _codes(names: list[str]) -> tuple[list[str], np.ndarray]:
+    """The distinct names in order, and each name's position among them."""
+    distinct = sorted(set(names))
+    position = {name: index for index, name in enumerate(distinct)}
+    return distinct, np.array([position[name] for name in names], dtype=np.int64)
 
 
 def first_two(project: Project, scale: str) -> tuple[str, str]:

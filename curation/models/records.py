@@ -212,6 +212,13 @@ class Record(TimeStampedModel):
             ),
             # The record list filtered by source agent, and the agents offered there.
             models.Index(fields=["project", "source_agent", "id"], name="record_by_source_agent"),
+            # The score reports' records with their source agent and case, and each case's
+            # first record, read from the index alone (records' rows are wide).
+            models.Index(
+                fields=["project", "id"],
+                include=["source_agent", "source_case"],
+                name="record_sources",
+            ),
             # A task's agent runs. Most records belong to no task: they are left out.
             models.Index(fields=["task"], condition=Q(task__isnull=False), name="record_by_task"),
             # Claiming the next record to label: a project's records by slots taken (labels

@@ -6,6 +6,7 @@ import math
 
 from django.template.loader import render_to_string
 
+from curation import charts
 from curation.charts import bar_chart, column_chart, heatmap, hours
 
 
@@ -116,3 +117,41 @@ def test_values_too_wide_for_their_column_are_left_to_the_table() -> None:
     assert not any(column.show_value for column in chart.columns)
     html = render_to_string("charts/columns.html", {"chart": chart})
     assert "chart-column-value" not in html and html.count("<td>12,345</td>") == 60
+
+
+def test_a_scatter_chart_joins_its_frontier_left_to_right_and_skips_undefined_points() -> None:
+    chart = charts.scatter_chart(
+        "Models",
+        [
+            charts.ScatterItem("right", 2.0, 1.0, frontier=True),
+            charts.ScatterItem("left", 1.0, 2.0, (0.75, 1.25), (1.5, 2.5), frontier=True),
+            charts.ScatterItem("inside", 1.5, 1.2),
+            charts.ScatterItem("unscored", 1.5, math.nan),
+        ],
+        x_title="Helpfulness",
+        y_title="Safety",
+    )
+
+    left, right = (next(p for p in chart.points if p.label == name) for name in ("left", "right"))
+    assert chart.frontier_line == f"{left.cx:.1f},{left.cy:.1f} {right.cx:.1f},{right.cy:.1f}"
+    assert [p.label for p in chart.drawn] == ["right", "left", "inside"]
+    assert next(p for p in chart.points if p.label == "unscored").y_text == charts.UNDEFINED
+    # The axes span the points and intervals, 0.75 to 2.75, in round ticks.
+    assert [label for label, _ in chart.x_ticks] == ["0.75", "1.25", "1.75", "2.25", "2.75"]
+    assert left.low_x < left.cx < left.high_x
+    assert left.low_y > left.cy > left.high_y  # SVG's y grows downwards
+
+
+def test_a_scatter_charts_labels_are_escaped_and_each_point_is_a_link() -> None:
+    chart = charts.scatter_chart(
+        "Models",
+        [charts.ScatterItem("<b>agent</b>", 1.0, 2.0, href="/records/?agent=%3Cb%3E")],
+        x_title="Helpfulness",
+        y_title="Safety",
+    )
+
+    html = render_to_string("charts/scatter.html", {"chart": chart})
+
+    assert "<b>agent</b>" not in html
+    assert "&lt;b&gt;agent&lt;/b&gt;" in html
+    assert '<a class="chart-point-link" href="/records/?agent=%3Cb%3E"' in html

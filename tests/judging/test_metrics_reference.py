@@ -5,6 +5,7 @@ from __future__ import annotations
 import krippendorff
 import numpy as np
 import pytest
+from scipy.stats import spearmanr
 from sklearn.metrics import cohen_kappa_score, f1_score, recall_score
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss_kappa
@@ -196,3 +197,26 @@ def test_the_consensus_needs_a_strict_majority_of_at_least_k_labels() -> None:
     codes = metrics.majority(counts, minimum=2, abstain=metrics.UNSURE)
 
     assert codes.tolist() == [0, -1, 1, -1, -1]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_two_raters_score_statistics_agree_with_the_reference_libraries(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    # Some seeds leave scores unused: scikit-learn then weighs steps among the scores used.
+    top = rng.integers(2, 5)
+    a = rng.integers(0, top, 200)
+    b = np.where(rng.random(200) < 0.5, a, rng.integers(0, top, 200))
+
+    statistics = metrics.score_agreement(metrics.contingency(a, b, 4, 4))
+
+    assert statistics["kappa"] == pytest.approx(
+        cohen_kappa_score(a, b, weights="quadratic"), abs=1e-12
+    )
+    reliability = np.vstack([a, b]).astype(float)
+    assert statistics["alpha"] == pytest.approx(
+        krippendorff.alpha(reliability_data=reliability, level_of_measurement="ordinal"),
+        abs=1e-12,
+    )
+    assert statistics["spearman"] == pytest.approx(spearmanr(a, b).statistic, abs=1e-12)
+    assert statistics["mae"] == pytest.approx(np.abs(a - b).mean(), abs=1e-12)
+    assert statistics["exact"] == pytest.approx(np.mean(a == b), abs=1e-12)
