@@ -13,7 +13,7 @@ from judging import limits
 from judging.client import ChatClient
 from judging.limits import Limits, buckets, pause_connection, wait_for_turn
 from judging.services.judges import endpoint_of, judge_snapshot
-from tests.fake_llm import FakeLLM, rate_limited
+from tests.fake_llm import FakeLLM, answer, rate_limited
 from tests.judging.judge_runs import empty_buckets, make_connection, make_judge
 
 PROMPT = [{"role": "user", "content": "Is this safe?"}]
@@ -72,6 +72,24 @@ def test_tokens_past_the_tokens_per_minute_wait(db, fresh_buckets) -> None:
 
     # The first draws the burst; each of the next two waits a second for ten more tokens.
     assert 1.8 <= time.monotonic() - started <= 2.6
+
+
+def test_tokens_an_answer_took_beyond_its_estimate_hold_back_the_next_request(
+    cast, fresh_buckets
+) -> None:
+    with FakeLLM(lambda request: answer("unsafe", prompt_tokens=3_000)) as llm:
+        # 60,000 tokens a minute: 1,000 a second, and as many in a burst.
+        connection = make_connection(llm.base_url, tokens_per_minute=60_000)
+        endpoint = endpoint_of(judge_snapshot(make_judge(cast.project, "", connection=connection)))
+        with ChatClient(endpoint) as client:
+            client.complete(PROMPT)
+            asked = time.monotonic()
+            client.complete(PROMPT)
+            waited = time.monotonic() - asked
+
+    # The first drew an estimate of its prompt (a few dozen tokens), then told 3,005 used: the
+    # bucket owes 2,000 and more, which take two seconds to come back.
+    assert 1.8 <= waited <= 3
 
 
 def test_a_429_with_retry_after_pauses_every_client_of_the_connection(cast, fresh_buckets) -> None:
