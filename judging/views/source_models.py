@@ -70,7 +70,7 @@ def source_models(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 
 def _chart(project: Project, view: SourceModelView) -> charts.ScatterChart:
-    records = reverse("curation:record_list", args=[project.slug])
+    records = reverse("judging:record_list", args=[project.slug])
     return charts.scatter_chart(
         f"Mean safety ({view.safety.name}) and helpfulness ({view.helpfulness.name})",
         [
