@@ -302,6 +302,10 @@ else:
     # A host name, though the folders are all it uses: without one, kombu warns at every start
     # that it reverts to localhost.
     CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://localhost//")
+    if CELERY_BROKER_URL.startswith("filesystem:"):
+        # kombu's file-system transport, but a message is whole when a worker sees it
+        # (config.broker).
+        CELERY_BROKER_TRANSPORT = "config.broker:Transport"
     _broker_dir = VAR_DIR / "broker"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
