@@ -320,6 +320,13 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# A worker process that grew past this (in MB) during a job is replaced by a fresh one after it:
+# Python keeps the memory of an import, an indexing run or a release build once they end, and
+# would hold hundreds of MB for the rest of the worker's life (docs/benchmarks.md, The embedded
+# default). An idle worker process takes about 120 MB; the replacement costs one fork.
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = 1024 * env.int(
+    "WORKER_MAX_MEMORY_MB", default=250, validate=validate.Range(min=100)
+)
 
 LOG_LEVEL = env.log_level("LOG_LEVEL", default="INFO")
 LOGGING = {
