@@ -302,6 +302,10 @@ else:
     # A host name, though the folders are all it uses: without one, kombu warns at every start
     # that it reverts to localhost.
     CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://localhost//")
+    if CELERY_BROKER_URL.startswith("filesystem:"):
+        # kombu's file-system transport, but a message is whole when a worker sees it
+        # (config.broker).
+        CELERY_BROKER_TRANSPORT = "config.broker:Transport"
     _broker_dir = VAR_DIR / "broker"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
@@ -316,6 +320,13 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# A worker process that grew past this (in MB) during a job is replaced by a fresh one after it:
+# Python keeps the memory of an import, an indexing run or a release build once they end, and
+# would hold hundreds of MB for the rest of the worker's life (docs/benchmarks.md, The embedded
+# default). An idle worker process takes about 120 MB; the replacement costs one fork.
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = 1024 * env.int(
+    "WORKER_MAX_MEMORY_MB", default=250, validate=validate.Range(min=100)
+)
 
 LOG_LEVEL = env.log_level("LOG_LEVEL", default="INFO")
 LOGGING = {

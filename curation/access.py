@@ -84,18 +84,23 @@ def project_access(
     Raises Http404 for people outside the project, so that its existence does not leak, and
     PermissionDenied for members whose roles do not include one of `allowed`.
     """
-    try:
-        project = Project.objects.get(slug=slug)
-    except Project.DoesNotExist:
-        raise Http404("No such project.") from None
     if not user.is_authenticated:
         raise Http404("No such project.")
-    roles = frozenset(
-        Membership.objects.filter(project=project, user=user).values_list("role", flat=True)
+    # A member's roles and the project in one query, as every page and API request asks.
+    memberships = list(
+        Membership.objects.filter(project__slug=slug, user=user)
+        .select_related("project")
+        .order_by()
     )
+    if memberships:
+        project = memberships[0].project
+    else:
+        # A superuser may open a project they are no member of.
+        project = Project.objects.filter(slug=slug).first() if user.is_superuser else None
+        if project is None:
+            raise Http404("No such project.")
+    roles = frozenset(membership.role for membership in memberships)
     access = ProjectAccess(project=project, roles=roles, is_superuser=user.is_superuser)
-    if not roles and not access.is_superuser:
-        raise Http404("No such project.")
     if not access.has(*allowed):
         raise PermissionDenied("Your role in this project does not allow this.")
     return access

@@ -1,0 +1,35 @@
+"""The embedded studio's broker: kombu's file-system transport, with messages that appear whole.
+
+kombu creates a message's file in the queue folder and only then writes it. A worker listing the
+folder in between takes the empty file, cannot decode it and stops ("Unrecoverable error:
+JSONDecodeError", celery/kombu#1551): the benchmark's eight annotators, whose every label sends
+the judging app a job, stopped the embedded worker within a minute. Here a message is written
+in a folder beside the queue and renamed into it, which one file system does at once.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+from time import monotonic
+from typing import Any
+
+from kombu.transport import filesystem
+from kombu.utils.encoding import str_to_bytes
+from kombu.utils.json import dumps
+
+
+class Channel(filesystem.Channel):
+    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
+        # Named as kombu names it: the worker takes messages in the order of their names.
+        name = f"{round(monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
+        staging = Path(self.data_folder_out).parent / "staging"
+        staging.mkdir(exist_ok=True)
+        staged = staging / name
+        staged.write_bytes(str_to_bytes(dumps(payload)))
+        os.replace(staged, Path(self.data_folder_out) / name)
+
+
+class Transport(filesystem.Transport):
+    Channel = Channel
