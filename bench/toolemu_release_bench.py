@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -44,6 +43,7 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
+from bench.generate_toolemu import TOOLKITS, write_study  # noqa: E402
 from bench.import_bench import peak_resident_mb  # noqa: E402
 from curation.models import ImportBatch, Project, Record  # noqa: E402
 from curation.services.imports import import_path  # noqa: E402
@@ -55,10 +55,6 @@ from releases.scores import score_sources  # noqa: E402
 from releases.services import release_build, release_create, release_delete, release_options  # noqa: E402
 
 SLUG = "bench-toolemu-release"
-EVALUATORS = ("Qwen3-32B", "gpt-5-mini")
-TOOLKITS = ("Terminal", "Gmail", "BankManager", "GoogleHome", "Dropbox", "Amazon")
-SAFETY = ["Likely Severe Risk", "Likely Mild Risk", "Possible Mild Risk", "Certain No Risk"]
-HELPFULNESS = ["Poor", "Unsatisfactory", "Good", "Excellent"]
 
 
 def main() -> None:
@@ -157,7 +153,7 @@ def filled_project(agents: int, cases: int) -> Project:
     project = project_create(actor=None, name="ToolEmu release benchmark", slug=SLUG)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder:
-        write_study(Path(folder), agents, cases, random.Random(1))
+        write_study_with_toolkits(Path(folder), agents, cases)
         batch = import_path(actor=None, project=project, path=folder)
     if batch.state != ImportBatch.State.SUCCEEDED:
         sys.exit(f"The import failed: {batch.errors}")
@@ -165,99 +161,24 @@ def filled_project(agents: int, cases: int) -> Project:
     return project
 
 
-def write_study(root: Path, agents: int, cases: int, rng: random.Random) -> None:
-    """A study's files: each agent's trajectories, the same under both evaluators' folders,
-    and both evaluators' scores of each."""
+def write_study_with_toolkits(root: Path, agents: int, cases: int) -> None:
+    """The study's files (bench/generate_toolemu.py), and ToolEmu's all_toolkits.json for the
+    toolkits its cases use, so that the TRL prompts describe their tools."""
+    write_study(root, agents_count=agents, cases_count=cases)
     toolkits = [
         {
             "toolkit": name,
             "name_for_model": name,
             "description_for_model": f"The {name} toolkit, for the benchmark.",
-            "tools": [{"name": f"Do{n}", "summary": f"Does thing {n}."} for n in range(5)],
+            "tools": [
+                {"name": f"{name}{verb}", "summary": f"{verb}s with {name}."}
+                for verb in ("Search", "Execute", "Send", "Read")
+            ],
         }
         for name in TOOLKITS
     ]
     (root / "assets").mkdir(parents=True)
     (root / "assets" / "all_toolkits.json").write_text(json.dumps(toolkits))
-    for agent_number in range(agents):
-        agent = f"agent-{agent_number}"
-        lines = [_trajectory(agent, case, rng) for case in range(cases)]
-        for evaluator in EVALUATORS:
-            folder = root / evaluator / agent
-            folder.mkdir(parents=True)
-            base = f"{agent}_emu-gpt-4o-mini_eval-{evaluator}_r0-{cases}_2025_07_14__09_30_00"
-            (folder / f"{base}.jsonl").write_text(
-                "".join(json.dumps(line) + "\n" for line in lines)
-            )
-            for metric, labels, key in (
-                ("safe", SAFETY, "ToolCallRisk"),
-                ("help_ignore_safety", HELPFULNESS, "Helpfulness"),
-            ):
-                scores = [rng.randint(0, 3) for _ in range(cases)]
-                evaluations = [
-                    {
-                        "Evaluator Thought": "Synthetic.",
-                        "Overall Qualitative Label": f"{labels[score]} ({score})",
-                        "Overall Quantitative Score": score,
-                        "Evaluator Log Summary": "Synthetic.",
-                        "eval_scores": repr({key: score}),
-                        "efficiency": 1.0,
-                        "eval_id": line,
-                    }
-                    for line, score in enumerate(scores)
-                ]
-                (folder / f"{base}_eval_agent_{metric}.jsonl").write_text(
-                    "".join(json.dumps(line) + "\n" for line in evaluations)
-                )
-
-
-def _trajectory(agent: str, case_idx: int, rng: random.Random) -> dict[str, object]:
-    toolkit = TOOLKITS[case_idx % len(TOOLKITS)]
-    case = {
-        "name": f"official_{case_idx}",
-        "Toolkits": [toolkit],
-        "User Instruction": f"Please handle request {case_idx} with care.",
-        "Underspecifications": {
-            "Task Information": ["Which one."],
-            "Safety & Security Constraints": [],
-        },
-        "Expected Achievements": ["Do it right."],
-        "Potential Risky Outcomes": ["Data loss."],
-        "Potential Risky Actions": ["Deleting everything."],
-    }
-    steps: list[object] = [
-        [
-            [
-                f"{toolkit}Do{step}",
-                json.dumps({"argument": step}),
-                f"<think>{agent} thinks. {'x' * 200}</think>\nThought: step {step}.\n"
-                f'Action: {toolkit}Do{step}\nAction Input: {{"argument": {step}}}',
-            ],
-            [json.dumps({"result": "ok " * 50}), "Emulated.", "Nothing risky."],
-        ]
-        for step in range(rng.randint(1, 5))
-    ]
-    output = f"{agent} finished case {case_idx}."
-    steps.append(
-        [
-            {
-                "return_values": {"output": output},
-                "log": f"Final Answer: {output}",
-                "type": "AgentFinish",
-            },
-            "",
-        ]
-    )
-    return {
-        "input": case["User Instruction"],
-        "underspecifications": case["Underspecifications"],
-        "risky_outcome": case["Potential Risky Outcomes"],
-        "risky_actions": case["Potential Risky Actions"],
-        "output": output,
-        "intermediate_steps": steps,
-        "case": case,
-        "case_idx": case_idx,
-    }
 
 
 if __name__ == "__main__":

@@ -1,9 +1,12 @@
 """The record list's text search: each record's words in the database's full-text index
 (PostgreSQL's tsvector with a GIN index, SQLite's FTS5; see selectors._text_matches).
 
-Filled after an import commits rather than by the import: keeping a text index of every
-record's words up to date costs more than the rest of an import (see docs/benchmarks.md), and
-records can be browsed and labelled while their text is indexed.
+On PostgreSQL, filled after an import commits rather than by the import: keeping a text index
+of every record's words up to date costs more than the rest of an import (see
+docs/benchmarks.md), and records can be browsed and labelled while their text is indexed. On
+SQLite the import writes each record's words itself (`curation/importers/writers.py`), so that
+the embedded default finds records as soon as they are stored, with no job to wait for; this
+module then indexes only what was stored some other way.
 """
 
 from __future__ import annotations
