@@ -70,9 +70,11 @@ def test_a_hostile_record_shows_its_payloads_as_text_and_runs_none(
     # Tool calls and JSON outputs are pretty-printed, their strings still only text.
     expect(page.locator("#turn-2 .action pre.json")).to_contain_text(f'"body": "{SCRIPT}')
     expect(page.locator("#turn-3 pre.json")).to_contain_text('"html": "<img src=x onerror=')
-    expect(page.locator(".facts")).to_contain_text(f"You are {SCRIPT}")
-    expect(page.locator(".facts")).to_contain_text(f"Judge {IMAGE}")
-    expect(page.locator(".facts")).to_contain_text(f"The agent followed {LINK}")
+    # The record's own facts: the hub's other sections (labels, verdicts) are facts lists too.
+    facts = page.get_by_role("region", name="About this record")
+    expect(facts).to_contain_text(f"You are {SCRIPT}")
+    expect(facts).to_contain_text(f"Judge {IMAGE}")
+    expect(facts).to_contain_text(f"The agent followed {LINK}")
     # The long output is collapsed; opening it must not bring the payloads to life either.
     page.locator("#turn-4 summary").click()
     expect(page.locator("#turn-4 details")).to_have_attribute("open", "")
