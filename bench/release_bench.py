@@ -73,11 +73,24 @@ def main() -> None:
         return
     call_command("migrate", verbosity=0)
     filled_project(args.records)
+    results = runs_in_own_processes(__file__, args.runs)
+    last = results[-1]
+    print(f"\nrecords released: {last['records']:,}; files:")
+    for name, size in last["files"].items():
+        print(f"  {name:<18} {size / 1e6:8.1f} MB")
+    print(f"medians of {len(results)} runs:")
+    for key in ("freeze_s", "build_s", "total_s", "peak_mb"):
+        print(f"  {key:<9} {statistics.median(r[key] for r in results):8.2f}")
+
+
+def runs_in_own_processes(script: str, runs: int) -> list[dict]:
+    """Run `script --run-one <version>` `runs` times, each in a process of its own so that its
+    peak memory is its own, and return what each printed."""
     results = []
-    for run in range(1, args.runs + 1):
+    for run in range(1, runs + 1):
         connection.close()
-        child = subprocess.run(  # noqa: S603 (this script, with its own arguments)
-            [sys.executable, __file__, "--run-one", f"0.0.{run}-bench.{os.getpid()}"],
+        child = subprocess.run(  # noqa: S603 (a benchmark script, with its own arguments)
+            [sys.executable, script, "--run-one", f"0.0.{run}-bench.{os.getpid()}"],
             stdout=subprocess.PIPE,
             check=True,
             text=True,
@@ -89,13 +102,7 @@ def main() -> None:
             f"total {result['total_s']:.2f} s, peak {result['peak_mb']:.0f} MB",
             file=sys.stderr,
         )
-    last = results[-1]
-    print(f"\nrecords released: {last['records']:,}; files:")
-    for name, size in last["files"].items():
-        print(f"  {name:<18} {size / 1e6:8.1f} MB")
-    print(f"medians of {len(results)} runs:")
-    for key in ("freeze_s", "build_s", "total_s", "peak_mb"):
-        print(f"  {key:<9} {statistics.median(r[key] for r in results):8.2f}")
+    return results
 
 
 def run_one(version: str) -> dict[str, object]:

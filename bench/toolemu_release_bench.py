@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,10 +40,10 @@ django.setup()
 
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
-from django.db import connection  # noqa: E402
 
 from bench.generate_toolemu import TOOLKITS, write_study  # noqa: E402
 from bench.import_bench import peak_resident_mb  # noqa: E402
+from bench.release_bench import runs_in_own_processes  # noqa: E402
 from curation.models import ImportBatch, Project, Record  # noqa: E402
 from curation.services.imports import import_path  # noqa: E402
 from curation.services.projects import project_create  # noqa: E402
@@ -69,22 +68,7 @@ def main() -> None:
         return
     call_command("migrate", verbosity=0)
     filled_project(args.agents, args.cases)
-    results = []
-    for run in range(1, args.runs + 1):
-        connection.close()
-        child = subprocess.run(  # noqa: S603 (this script, with its own arguments)
-            [sys.executable, __file__, "--run-one", f"0.0.{run}-bench.{os.getpid()}"],
-            stdout=subprocess.PIPE,
-            check=True,
-            text=True,
-        )
-        result = json.loads(child.stdout)
-        results.append(result)
-        print(
-            f"run {run}: freeze {result['freeze_s']:.2f} s, build {result['build_s']:.2f} s, "
-            f"total {result['total_s']:.2f} s, peak {result['peak_mb']:.0f} MB",
-            file=sys.stderr,
-        )
+    results = runs_in_own_processes(__file__, args.runs)
     last = results[-1]
     print(f"\nrecords released: {last['records']:,}; files:")
     for name, size in last["files"].items():
