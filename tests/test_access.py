@@ -40,16 +40,17 @@ def url_values(cast: Cast) -> dict[str, object]:
 
     Made anew for each persona, since a permitted POST may delete what the URL names.
     """
+    # The annotator labels one record and holds a lease on another, neither of them the record
+    # the URLs name: a record's page sends an annotator who labelled it to their own label.
+    RecordFactory.create_batch(2, project=cast.project)
+    labelled = lease_next_record(project=cast.project, annotator=cast.annotator)
+    annotation = annotation_submit(lease=labelled, actor=cast.annotator, label=Label("safe"))
+    lease = lease_next_record(project=cast.project, annotator=cast.annotator)
     record = RecordFactory(project=cast.project)
     batch = cast.project.import_batches.create(source_name="x.json", created_by=cast.manager)
     # The batch found the record changed, which a manager may decide on.
     batch.changes.create(record=record, raw=record.raw, fields=["label"])
     membership = cast.project.memberships.create(user=UserFactory(), role="annotator")
-    # The annotator labels one record and holds a lease on another.
-    RecordFactory(project=cast.project)
-    labelled = lease_next_record(project=cast.project, annotator=cast.annotator)
-    annotation = annotation_submit(lease=labelled, actor=cast.annotator, label=Label("safe"))
-    lease = lease_next_record(project=cast.project, annotator=cast.annotator)
     return {
         "slug": cast.project.slug,
         "record_id": record.pk,
@@ -108,8 +109,13 @@ def outcome(response) -> str:
 def test_route_admits_exactly_the_roles_of_its_rule(route, cast: Cast) -> None:
     rule = RULES[route.name]
     wrong = {}
+    values = None
     for persona in PERSONAS:
-        values = url_values(cast)
+        # Objects are made once per route, and again after a write that was let in, since it
+        # may have deleted or used up what the URL names. Making them anew for every persona
+        # built a release seven times per route: most of this file's time.
+        if values is None:
+            values = url_values(cast)
         missing = [p for p in route.params if p not in values]
         assert not missing, f"No test value for URL parameters {missing} of {route.name}"
         url = reverse(route.name, kwargs={p: values[p] for p in route.params})
@@ -121,6 +127,8 @@ def test_route_admits_exactly_the_roles_of_its_rule(route, cast: Cast) -> None:
             b"".join(response.streaming_content)
         if got != want:
             wrong[persona] = f"expected {want}, got {got} ({response.status_code})"
+        if rule.method != "get" and got == "allowed":
+            values = None
     assert not wrong, f"{route.name} {url}: {wrong}"
 
 

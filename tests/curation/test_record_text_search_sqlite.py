@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from curation.selectors import record_search
 from tests.conftest import Cast
@@ -119,6 +122,16 @@ print(json.dumps({
 }))
 """
 
+MIGRATED_SCRIPT = """
+import django
+
+django.setup()
+from django.core.management import call_command
+
+call_command("migrate", verbosity=0)
+print("migrated")
+"""
+
 MIGRATE_SCRIPT = """
 import json
 import django
@@ -143,8 +156,11 @@ print(json.dumps({q: [r.external_id for r in record_search(project, text=q)] for
 """
 
 
-def run_on_sqlite(tmp_path: Path, *args: str) -> str:
-    """What a Python process on a fresh SQLite database printed last."""
+def run_on_sqlite(tmp_path: Path, *args: str, database: Path | None = None) -> str:
+    """What a Python process on an SQLite database printed last: a fresh one, or a copy of
+    `database`."""
+    if database is not None:
+        shutil.copyfile(database, tmp_path / "studio.sqlite3")
     env = {
         **os.environ,
         "DATABASE_URL": f"sqlite:///{tmp_path / 'studio.sqlite3'}",
@@ -162,6 +178,16 @@ def run_on_sqlite(tmp_path: Path, *args: str) -> str:
     )
     assert result.returncode == 0, result.stderr
     return result.stdout.splitlines()[-1]
+
+
+@pytest.fixture(scope="module")
+def migrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An SQLite database migrated to the latest schema, once for the module: migrating one
+    from nothing takes most of a test's time. The scripts still run `migrate`, which finds
+    nothing to do."""
+    folder = tmp_path_factory.mktemp("migrated")
+    run_on_sqlite(folder, MIGRATED_SCRIPT)
+    return folder / "studio.sqlite3"
 
 
 def sources() -> list[dict[str, object]]:
@@ -183,12 +209,12 @@ def test_postgresql_finds_the_same(cast: Cast) -> None:
     assert found == EXPECTED
 
 
-def test_the_embedded_default_searches_with_fts5(tmp_path: Path) -> None:
+def test_the_embedded_default_searches_with_fts5(tmp_path: Path, migrated: Path) -> None:
     source = tmp_path / "data" / "Application" / "mail.json"
     source.parent.mkdir(parents=True)
     source.write_text(json.dumps(sources()))
 
-    printed = run_on_sqlite(tmp_path, SCRIPT, str(source), json.dumps(QUERIES))
+    printed = run_on_sqlite(tmp_path, SCRIPT, str(source), json.dumps(QUERIES), database=migrated)
 
     report = json.loads(printed)
     assert report["vendor"] == "sqlite"
@@ -198,13 +224,13 @@ def test_the_embedded_default_searches_with_fts5(tmp_path: Path) -> None:
 
 
 def test_records_imported_into_the_embedded_default_are_found_without_an_indexing_job(
-    tmp_path: Path,
+    tmp_path: Path, migrated: Path
 ) -> None:
     source = tmp_path / "data" / "Application" / "mail.json"
     source.parent.mkdir(parents=True)
     source.write_text(json.dumps(sources()))
 
-    report = json.loads(run_on_sqlite(tmp_path, IMPORT_ONLY_SCRIPT, str(source)))
+    report = json.loads(run_on_sqlite(tmp_path, IMPORT_ONLY_SCRIPT, str(source), database=migrated))
 
     assert report == {"state": "succeeded", "pending": 0, "found": ["3"]}
 
