@@ -18,7 +18,7 @@ from judging.client import PARAMETERS
 from judging.models import Judge, JudgeRun, JudgeVersion, ModelConnection, Panel, PromptTemplate
 from judging.protocols.custom import PLACEHOLDERS
 from judging.record_list import FILTERS, run_choices
-from judging.services.record_actions import ADJUDICATE, BULK_ACTIONS, JUDGE, MORE_LABELS
+from judging.services.record_actions import BulkAction
 from judging.services.verdict_import import ID_FIELDS, IMPORTABLE
 
 
@@ -297,9 +297,8 @@ class RecordBulkForm(forms.Form):
     """What a manager does to the records chosen in the list: those ticked, or every record that
     matches the list's filters (`filters`, the list's query string, as the page showed it)."""
 
-    JUDGE, ADJUDICATE, MORE_LABELS = JUDGE, ADJUDICATE, MORE_LABELS
     CHOSEN, MATCHING = "chosen", "matching"
-    action = forms.ChoiceField(choices=list(BULK_ACTIONS.items()))
+    action = forms.ChoiceField(choices=BulkAction.choices)
     scope = forms.ChoiceField(
         required=False, choices=[(CHOSEN, "The records ticked"), (MATCHING, "All that match")]
     )
@@ -326,9 +325,9 @@ class RecordBulkForm(forms.Form):
         data = super().clean()
         if not self.is_matching and not data.get("records"):
             self.add_error("records", "Choose records first.")
-        if data.get("action") == self.JUDGE and not data.get("judge"):
+        if data.get("action") == BulkAction.JUDGE and not data.get("judge"):
             self.add_error("judge", "Choose the judge to run.")
-        if data.get("action") == self.MORE_LABELS and not data.get("more"):
+        if data.get("action") == BulkAction.MORE_LABELS and not data.get("more"):
             self.add_error("more", "Say how many more labels each record needs.")
         return data
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from django.db import transaction
+from django.db import models, transaction
 from django.utils import timezone
 
 from annotation.services.queue import records_labels_request
@@ -24,12 +24,12 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
 
 REQUESTED = Disagreement.Kind.REQUESTED
-JUDGE, ADJUDICATE, MORE_LABELS = "judge", "adjudicate", "more_labels"
-BULK_ACTIONS = {
-    JUDGE: "Start a judge run on them",
-    ADJUDICATE: "Send them to adjudication",
-    MORE_LABELS: "Ask for more labels",
-}
+
+
+class BulkAction(models.TextChoices):
+    JUDGE = "judge", "Start a judge run on them"
+    ADJUDICATE = "adjudicate", "Send them to adjudication"
+    MORE_LABELS = "more_labels", "Ask for more labels"
 
 
 @dataclass(frozen=True)
@@ -92,15 +92,15 @@ def _apply(
     judge: Judge | None,
     more: int | None,
 ) -> BulkOutcome:
-    if action == JUDGE:
+    if action == BulkAction.JUDGE:
         if judge is None:
             raise DomainError("Choose the judge to run.")
         run = judge_run_create(actor=actor, project=project, judge=judge, chosen=ids)
         return BulkOutcome(action, run.total, run=run)
-    if action == ADJUDICATE:
+    if action == BulkAction.ADJUDICATE:
         sent = records_send_to_adjudication(actor=actor, project=project, record_ids=ids)
         return BulkOutcome(action, sent)
-    if action == MORE_LABELS:
+    if action == BulkAction.MORE_LABELS:
         if more is None:
             raise DomainError("Say how many more labels each record needs.")
         asked = records_labels_request(actor=actor, project=project, record_ids=ids, more=more)
