@@ -218,6 +218,8 @@ def test_asking_for_every_match_shows_the_count_and_filters_and_changes_nothing(
     assert "Gold label" in page and "None" in page
     assert 'name="expected" value="30"' in page
     assert "Apply to all 30 records" in page
+    # The page belongs to the Records section, as the list does.
+    assert 'aria-current="true">Records</a>' in page
     assert not Disagreement.objects.exists()
 
 
