@@ -145,3 +145,9 @@ class RecordBulkOutcomeSerializer(serializers.Serializer):
     more = serializers.IntegerField(
         allow_null=True, help_text="The more labels asked of each (`more_labels`); else null."
     )
+    matched = serializers.IntegerField(
+        allow_null=True,
+        help_text="With `all_matching`: how many records the filters matched (more than "
+        "`records` when some were waiting for adjudication already, or have no task for a "
+        "SafePro judge); else null.",
+    )

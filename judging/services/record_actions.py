@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from django.db import models, transaction
@@ -37,9 +37,13 @@ class BulkOutcome:
     """What a bulk action did: to how many records, and the run it started, if any."""
 
     action: str
+    # The records it applied to: those sent to adjudication skip the ones already waiting
+    # there, and a SafePro judge's run those without a task.
     records: int
     more: int | None = None
     run: JudgeRun | None = None
+    # Acting on all that match: how many records the filters matched.
+    matched: int | None = None
 
 
 def records_bulk_apply(
@@ -77,9 +81,11 @@ def records_bulk_apply(
                 after={
                     "action": action,
                     "filters": {name: matching[name] for name in FILTERS if matching.get(name)},
+                    "matched": len(ids),
                     "records": outcome.records,
                 },
             )
+            outcome = replace(outcome, matched=len(ids))
     return outcome
 
 

@@ -86,7 +86,7 @@ def record_bulk(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
                 record_ids=form.cleaned_data["records"],
                 **form.action_arguments(),
             )
-            messages.success(request, bulk_done(outcome))
+            messages.success(request, _bulk_done(outcome))
         for errors in form.errors.values():
             messages.error(request, " ".join(errors))
     except DomainError as error:
@@ -110,7 +110,7 @@ def _bulk_matching(
             matching=filters.cleaned_data,
             **form.action_arguments(),
         )
-        messages.success(request, bulk_done(outcome, expected=form.cleaned_data["expected"]))
+        messages.success(request, _bulk_done(outcome, expected=form.cleaned_data["expected"]))
         return redirect(back)
     context = {
         "project": access.project,
@@ -125,9 +125,9 @@ def _bulk_matching(
     return render(request, "judging/record_bulk_confirm.html", context)
 
 
-def bulk_done(outcome: BulkOutcome, *, expected: int | None = None) -> str:
+def _bulk_done(outcome: BulkOutcome, *, expected: int | None = None) -> str:
     """What a bulk action did, in words; with how many records matched when the manager
-    confirmed, if that was another number."""
+    confirmed, if the filters match another number now."""
     n = outcome.records
     records = f"{n:,} record{'s' if n != 1 else ''}"
     if outcome.run is not None:
@@ -137,9 +137,16 @@ def bulk_done(outcome: BulkOutcome, *, expected: int | None = None) -> str:
         done = f"{records} will get {more} more label{'s' if more != 1 else ''}."
     else:
         done = f"{records} sent to adjudication."
-    if expected is not None and expected != n:
-        done += f" {expected:,} matched the filters when you confirmed; the records changed since."
-    return done[0].upper() + done[1:]
+    if outcome.matched is not None and n != outcome.matched:
+        skipped = (
+            "the judge takes only records linked to a task"
+            if outcome.run is not None
+            else "the others were waiting for adjudication already"
+        )
+        done += f" The filters matched {outcome.matched:,}: {skipped}."
+    if outcome.matched is not None and expected is not None and expected != outcome.matched:
+        done += f" When you confirmed they matched {expected:,}: the records changed since."
+    return done
 
 
 @require_GET

@@ -130,6 +130,7 @@ def test_acting_on_all_that_match_is_audited_with_its_filters_and_each_record(
     assert event.after == {
         "action": "adjudicate",
         "filters": {"gold_label": "none"},
+        "matched": 30,
         "records": 30,
     }
     assert AuditEvent.objects.filter(action="judging.record.sent_to_adjudication").count() == 30
@@ -235,6 +236,24 @@ def test_confirming_acts_on_the_filters_submitted_and_goes_back_to_the_list(
     assert open_requests() == {r.pk for r in unlabelled}
 
 
+def test_the_message_says_which_matching_records_needed_nothing_done(
+    cast: Cast, unlabelled: list[Record]
+) -> None:
+    records_bulk_apply(
+        actor=cast.manager, project=cast.project, action="adjudicate", record_ids=[unlabelled[0].pk]
+    )
+
+    response = post_matching(
+        cast, "manager", "gold_label=none", action="adjudicate", expected="30", confirm="yes"
+    )
+
+    assert (
+        "29 records sent to adjudication. The filters matched 30: the others were waiting for "
+        "adjudication already." in response.content.decode()
+    )
+    assert len(open_requests()) == 30
+
+
 def test_the_message_says_when_the_records_changed_since_the_count(
     cast: Cast, unlabelled: list[Record]
 ) -> None:
@@ -245,8 +264,8 @@ def test_the_message_says_when_the_records_changed_since_the_count(
     )
 
     assert (
-        "31 records sent to adjudication. 30 matched the filters when you confirmed; the "
-        "records changed since." in response.content.decode()
+        "31 records sent to adjudication. When you confirmed they matched 30: the records "
+        "changed since." in response.content.decode()
     )
     assert len(open_requests()) == 31
 

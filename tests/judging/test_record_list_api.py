@@ -223,7 +223,13 @@ def test_a_manager_sends_records_chosen_by_id_to_adjudication(cast: Cast) -> Non
     response = bulk(cast, "manager", {"action": "adjudicate", "records": [records[0].pk]})
 
     assert response.status_code == 200
-    assert response.json() == {"action": "adjudicate", "records": 1, "run": None, "more": None}
+    assert response.json() == {
+        "action": "adjudicate",
+        "records": 1,
+        "run": None,
+        "more": None,
+        "matched": None,
+    }
     assert AuditEvent.objects.filter(action="judging.record.sent_to_adjudication").count() == 1
 
 
@@ -246,7 +252,13 @@ def test_a_manager_starts_a_run_on_every_record_the_query_matches(cast: Cast) ->
 
     run = JudgeRun.objects.get(project=cast.project)
     assert response.status_code == 200
-    assert response.json() == {"action": "judge", "records": 4, "run": run.pk, "more": None}
+    assert response.json() == {
+        "action": "judge",
+        "records": 4,
+        "run": run.pk,
+        "more": None,
+        "matched": 4,
+    }
     assert run.record_ids == [r.pk for r in unlabelled]
     event = AuditEvent.objects.get(action="judging.records.matching_acted_on")
     assert event.after["filters"] == {"gold_label": "none"}
@@ -257,7 +269,13 @@ def test_more_labels_for_every_match(cast: Cast) -> None:
 
     response = bulk(cast, "manager", {"action": "more_labels", "more": 2, "all_matching": True})
 
-    assert response.json() == {"action": "more_labels", "records": 2, "run": None, "more": 2}
+    assert response.json() == {
+        "action": "more_labels",
+        "records": 2,
+        "run": None,
+        "more": 2,
+        "matched": 2,
+    }
     assert {r.extra_labels for r in type(records[0]).objects.filter(project=cast.project)} == {2}
 
 
