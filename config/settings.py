@@ -287,6 +287,8 @@ SPECTACULAR_SETTINGS = {
         "JudgeRunStateEnum": "judging.models.JudgeRun.State",
         "JudgeRunSourceEnum": "judging.models.JudgeRun.Source",
         "DisagreementStateEnum": "judging.models.Disagreement.State",
+        "DisagreementKindEnum": "judging.models.Disagreement.Kind",
+        "RecordBulkActionEnum": "judging.services.record_actions.BulkAction",
     },
 }
 

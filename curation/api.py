@@ -1,4 +1,5 @@
-"""The REST API: the user's projects, their records and imports.
+"""The REST API: the user's projects, a record, and imports. The record list, which shows
+what was said about records too, is judging's (judging/api/records.py), at the same address.
 
 Access is decided by curation.access, the same code as for the HTML pages: outsiders get 404 so
 that a project's existence does not leak, members whose roles do not allow the action get 403.
@@ -8,13 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from django import forms
 from django.db.models import Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -22,7 +21,6 @@ from rest_framework.views import APIView
 
 from curation import selectors
 from curation.access import ANY_MEMBER, MANAGERS, RECORD_READERS, ProjectAccess, project_access
-from curation.forms import RecordFilterForm
 from curation.models import ImportBatch, Membership, Project, Record, Role
 from curation.serializers import (
     ImportBatchDetailSerializer,
@@ -31,7 +29,6 @@ from curation.serializers import (
     ProjectSerializer,
     RecordChangesDecisionSerializer,
     RecordDetailSerializer,
-    RecordListSerializer,
 )
 from curation.services.imports import import_batch_create
 from curation.services.record_changes import record_changes_decide
@@ -81,74 +78,6 @@ class ProjectDetail(ProjectScoped, generics.RetrieveAPIView):
 
     def get_queryset(self) -> QuerySet[Project]:
         return _with_own_roles(Project.objects.filter(pk=self.access.project.pk), self.request.user)
-
-
-_FILTER_HELP = {
-    "category": "Only records of this category (its name, e.g. Program).",
-    "scenario": "Only records of this scenario (its name, e.g. mail).",
-    "gold_label": "Only records with this gold label; none: records without one.",
-    "attack_type": "Only records of this attack type (e.g. unintended).",
-    "agent": "Only records made by this agent (model), as their source names it.",
-    "q": (
-        "Only records whose interaction contains this text (case-insensitive). At most 501 "
-        "records match a text search; more than 500 means: narrow it. Records imported in the "
-        "last minutes may not be found yet (their text is indexed after the import)."
-    ),
-}
-# Derived from the form that validates them, so the schema cannot drift from what is accepted.
-RECORD_FILTER_PARAMETERS = [
-    OpenApiParameter(
-        name,
-        str,
-        description=_FILTER_HELP[name],
-        enum=[value for value, _ in field.choices if value]
-        if isinstance(field, forms.ChoiceField)
-        else None,
-    )
-    for name, field in RecordFilterForm.base_fields.items()
-]
-
-
-@extend_schema(
-    tags=["records"],
-    summary="The project's records, filtered (reviewers and managers)",
-    parameters=RECORD_FILTER_PARAMETERS,
-    responses={
-        200: RecordListSerializer(many=True),
-        400: OpenApiResponse(description="A filter is invalid; the body names it."),
-    },
-)
-class RecordList(ProjectScoped, generics.ListAPIView):
-    """Records in id order, without their interaction: fetch a record for that.
-
-    Records carry gold labels, which annotators must not see: only reviewers and managers may
-    read them.
-    """
-
-    allowed_roles = RECORD_READERS
-    serializer_class = RecordListSerializer
-
-    def get_queryset(self) -> QuerySet[Record]:
-        form = RecordFilterForm(self.request.query_params)
-        if not form.is_valid():
-            raise ValidationError(
-                {
-                    field: [e["message"] for e in errors]
-                    for field, errors in form.errors.get_json_data().items()
-                }
-            )
-        filters = form.cleaned_data
-        records = selectors.record_search(
-            self.access.project,
-            category=filters["category"],
-            scenario=filters["scenario"],
-            gold_label=filters["gold_label"],
-            attack_type=filters["attack_type"],
-            text=filters["q"],
-            agent=filters["agent"],
-        )
-        # The list shows none of these; the raw source is most of a row.
-        return records.defer("profile", "goal", "gold_risk_description", "raw", "metadata")
 
 
 @extend_schema(

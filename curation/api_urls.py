@@ -9,7 +9,6 @@ app_name = "api"
 urlpatterns = [
     path("projects/", api.ProjectList.as_view(), name="project_list"),
     path("projects/<slug:slug>/", api.ProjectDetail.as_view(), name="project_detail"),
-    path("projects/<slug:slug>/records/", api.RecordList.as_view(), name="record_list"),
     path(
         "projects/<slug:slug>/records/<int:record_id>/",
         api.RecordDetail.as_view(),

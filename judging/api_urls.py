@@ -2,13 +2,16 @@ from __future__ import annotations
 
 from django.urls import path
 
-from judging.api import judges, review, runs, scores
+from judging.api import judges, records, review, runs, scores
 
 app_name = "judging_api"
 
 PROJECT = "projects/<slug:slug>"
 
 urlpatterns: list[object] = [
+    # The address curation served the record list from: clients kept it.
+    path(f"{PROJECT}/records/", records.RecordList.as_view(), name="record_list"),
+    path(f"{PROJECT}/records/bulk/", records.RecordBulk.as_view(), name="record_bulk"),
     path(f"{PROJECT}/judges/", judges.JudgeList.as_view(), name="judge_list"),
     path(
         f"{PROJECT}/judges/connections/",

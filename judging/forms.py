@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 from django.db.models import QuerySet
+from django.forms.utils import pretty_name
 from django.http import QueryDict
 
 from annotation.services.queue import MORE_LABELS_MAX
@@ -16,6 +17,8 @@ from judging.alignment import DEFAULT_EXAMPLES, MAX_EXAMPLES, Settled
 from judging.client import PARAMETERS
 from judging.models import Judge, JudgeRun, JudgeVersion, ModelConnection, Panel, PromptTemplate
 from judging.protocols.custom import PLACEHOLDERS
+from judging.record_list import FILTERS, run_choices
+from judging.services.record_actions import BulkAction
 from judging.services.verdict_import import ID_FIELDS, IMPORTABLE
 
 
@@ -250,11 +253,36 @@ class RecordListForm(RecordFilterForm):
         super().__init__(data, **kwargs)
         self.fields["run"].choices = [("", "Any"), *runs]
 
+    @classmethod
+    def of_project(cls, project: Project, data: QueryDict) -> RecordListForm:
+        """The form over `data`, its runs those of the project (without the page's widgets)."""
+        return cls(data, runs=run_choices(project))
+
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         if data.get("verdict") and not data.get("run"):
             self.add_error("verdict", "Choose the judge run whose verdicts to filter by.")
         return data
+
+    def filter_query(self) -> str:
+        """The filters given, as a query string: what "all that match" is computed from again."""
+        query = QueryDict(mutable=True)
+        for name in FILTERS:
+            if self.data.get(name):
+                query[name] = self.data[name]
+        return query.urlencode()
+
+    def described(self) -> list[tuple[str, str]]:
+        """The valid form's filters that narrow the list, as (the field's label, the value's)."""
+        described = []
+        for name in FILTERS:
+            value, field = self.cleaned_data.get(name), self.fields[name]
+            if value:
+                choices = dict(getattr(field, "choices", ()))
+                described.append(
+                    (str(field.label or pretty_name(name)), str(choices.get(value, value)))
+                )
+        return described
 
 
 class RecordIdsField(forms.TypedMultipleChoiceField):
@@ -266,17 +294,18 @@ class RecordIdsField(forms.TypedMultipleChoiceField):
 
 
 class RecordBulkForm(forms.Form):
-    """What a manager does to the records chosen in the list."""
+    """What a manager does to the records chosen in the list: those ticked, or every record that
+    matches the list's filters (`filters`, the list's query string, as the page showed it)."""
 
-    JUDGE, ADJUDICATE, MORE_LABELS = "judge", "adjudicate", "more_labels"
-    action = forms.ChoiceField(
-        choices=[
-            (JUDGE, "Start a judge run on them"),
-            (ADJUDICATE, "Send them to adjudication"),
-            (MORE_LABELS, "Ask for more labels"),
-        ]
+    CHOSEN, MATCHING = "chosen", "matching"
+    action = forms.ChoiceField(choices=BulkAction.choices)
+    scope = forms.ChoiceField(
+        required=False, choices=[(CHOSEN, "The records ticked"), (MATCHING, "All that match")]
     )
-    records = RecordIdsField(coerce=int, error_messages={"required": "Choose records first."})
+    records = RecordIdsField(coerce=int, required=False)
+    filters = forms.CharField(required=False, max_length=2000)
+    # How many records matched when the manager confirmed, to tell them if it changed since.
+    expected = forms.IntegerField(required=False, min_value=0)
     judge = forms.ModelChoiceField(queryset=Judge.objects.none(), required=False)
     more = forms.IntegerField(
         required=False, min_value=1, max_value=MORE_LABELS_MAX, initial=1, label="How many more"
@@ -288,10 +317,21 @@ class RecordBulkForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["judge"].queryset = project.judges.order_by("name")
 
+    @property
+    def is_matching(self) -> bool:
+        return self.data.get("scope") == self.MATCHING
+
     def clean(self) -> dict[str, Any]:
         data = super().clean()
-        if data.get("action") == self.JUDGE and not data.get("judge"):
+        if not self.is_matching and not data.get("records"):
+            self.add_error("records", "Choose records first.")
+        if data.get("action") == BulkAction.JUDGE and not data.get("judge"):
             self.add_error("judge", "Choose the judge to run.")
-        if data.get("action") == self.MORE_LABELS and not data.get("more"):
+        if data.get("action") == BulkAction.MORE_LABELS and not data.get("more"):
             self.add_error("more", "Say how many more labels each record needs.")
         return data
+
+    def action_arguments(self) -> dict[str, Any]:
+        """What records_bulk_apply takes besides the records: the action and its settings."""
+        data = self.cleaned_data
+        return {"action": data["action"], "judge": data["judge"], "more": data["more"]}

@@ -12,15 +12,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from django.db.models import F, Q, QuerySet
 from django.db.models.lookups import GreaterThanOrEqual, LessThan
 
+from curation.errors import DomainError
 from curation.models import Project, Record
 from curation.record_table import list_rows
-from curation.selectors import record_search
+from curation.selectors import SEARCH_MATCH_LIMIT, record_search
 from judging import selectors
 from judging.models import Disagreement, Verdict
 
@@ -28,6 +30,12 @@ from judging.models import Disagreement, Verdict
 RUN_COLUMNS = 3
 # The label counts the rows carry, for the columns of labels, consensus and final label.
 COUNT_COLUMNS = ("annotation_count", "extra_labels", "safe_votes", "unsafe_votes")
+# The list's filters (RecordListForm's fields, less its order and page size): what "all that
+# match" is computed from.
+FILTERS = (
+    *("category", "scenario", "gold_label", "attack_type", "agent", "q"),
+    *("labels", "consensus", "final", "disputed", "run", "verdict"),
+)
 SORTS: dict[str, tuple[str, ...]] = {
     "": ("id",),
     "-id": ("-id",),
@@ -105,59 +113,141 @@ def _verdict_condition(run_id: int, verdict: str) -> Q:
     return Q(pk__in=verdicts.values("record_id"))
 
 
-def record_rows(
-    project: Project, page_ids: Sequence[int], runs: list[tuple[int, str]], *, url_prefix: str
-) -> list[dict[str, object]]:
-    """The rows of one page: curation's columns, then labels (n of k), consensus, final label,
-    open disagreements, and each shown run's verdict."""
-    rows = list_rows(page_ids, url_prefix=url_prefix, columns=COUNT_COLUMNS)
-    if not rows:
-        return rows
-    ids = [row["id"] for row in rows]
-    counts = np.array(
+def matching_record_ids(project: Project, filters: dict[str, Any]) -> list[int]:
+    """Every record that matches the list's `filters` now, in id order: the records a bulk
+    action on "all that match" acts on, computed from the filters rather than sent by id."""
+    ids = list(listed_records(project, filters).order_by("id").values_list("id", flat=True))
+    _refuse_a_capped_search(filters, len(ids))
+    return ids
+
+
+def matching_count(project: Project, filters: dict[str, Any]) -> int:
+    """How many records match the list's `filters` now, to be confirmed before acting on all."""
+    count = listed_records(project, filters).order_by().count()
+    _refuse_a_capped_search(filters, count)
+    return count
+
+
+def _refuse_a_capped_search(filters: dict[str, Any], count: int) -> None:
+    # A text search finds at most SEARCH_MATCH_LIMIT + 1 records: beyond that, "all that match"
+    # would be some of them, chosen by the index.
+    if filters["q"] and count > SEARCH_MATCH_LIMIT:
+        raise DomainError(
+            f"More than {SEARCH_MATCH_LIMIT} records match the search: narrow it to act on all "
+            "the records that match."
+        )
+
+
+@dataclass(frozen=True)
+class RunVerdict:
+    """A run's verdict on a record: its label, its score, or why it has neither."""
+
+    run_id: int
+    run_name: str
+    label: str = ""
+    score: int | None = None
+    # "valid", "invalid", "error", or "" for a record the run has not judged.
+    parse_status: str = ""
+
+    @property
+    def words(self) -> str:
+        if self.label:
+            return self.label
+        return f"score {self.score}" if self.score is not None else self.parse_status
+
+
+@dataclass(frozen=True)
+class Opinions:
+    """What the list says of one record beyond what it is made of: the page and the API alike."""
+
+    labels_given: int
+    labels_needed: int
+    consensus: str
+    final: str
+    adjudicated: bool
+    # The kinds of its open disagreements.
+    disputes: list[str]
+    verdicts: list[RunVerdict]
+
+
+def opinions(
+    project: Project, counts: Sequence[dict[str, Any]], runs: list[tuple[int, str]]
+) -> dict[int, Opinions]:
+    """{record id: its Opinions} for the records of one page, each given as its `id` and the
+    label counts it keeps (COUNT_COLUMNS): a fixed number of queries, whatever the page's size."""
+    if not counts:
+        return {}
+    ids = [row["id"] for row in counts]
+    votes = np.array(
         [
             [
                 row["safe_votes"],
                 row["unsafe_votes"],
                 row["annotation_count"] - row["safe_votes"] - row["unsafe_votes"],
             ]
-            for row in rows
+            for row in counts
         ]
     )
-    consensus = selectors.consensus_codes(counts, project.overlap, rule=project.consensus_rule)
+    consensus = selectors.consensus_codes(votes, project.overlap, rule=project.consensus_rule)
     adjudicated = selectors.latest_adjudications(project, ids)
     disputes = _disputes(project, ids)
-    verdicts = _verdicts(ids, [run_id for run_id, _ in runs])
-    for row, code in zip(rows, consensus.tolist(), strict=True):
-        row["labels_needed"] = project.overlap + row["extra_labels"]
-        row["consensus"] = selectors.CODE_LABELS.get(code, "")
+    verdicts = _verdicts(ids, runs)
+    said = {}
+    for row, code in zip(counts, consensus.tolist(), strict=True):
+        label = selectors.CODE_LABELS.get(code, "")
         adjudication = adjudicated.get(row["id"])
-        row["final"] = adjudication or row["consensus"]
-        row["adjudicated"] = adjudication is not None
-        row["disputes"] = disputes.get(row["id"], [])
-        row["verdicts"] = [verdicts.get((row["id"], run_id), "") for run_id, _ in runs]
+        said[row["id"]] = Opinions(
+            labels_given=row["annotation_count"],
+            labels_needed=project.overlap + row["extra_labels"],
+            consensus=label,
+            final=adjudication or label,
+            adjudicated=adjudication is not None,
+            disputes=disputes.get(row["id"], []),
+            verdicts=[
+                verdicts.get((row["id"], run_id), RunVerdict(run_id, name)) for run_id, name in runs
+            ],
+        )
+    return said
+
+
+def record_rows(
+    project: Project, page_ids: Sequence[int], runs: list[tuple[int, str]], *, url_prefix: str
+) -> list[dict[str, object]]:
+    """The rows of one page: curation's columns, then labels (n of k), consensus, final label,
+    open disagreements, and each shown run's verdict."""
+    rows = list_rows(page_ids, url_prefix=url_prefix, columns=COUNT_COLUMNS)
+    said = opinions(project, rows, runs)
+    kinds = dict(Disagreement.Kind.choices)
+    for row in rows:
+        record = said[row["id"]]
+        row["labels_needed"] = record.labels_needed
+        row["consensus"] = record.consensus
+        row["final"] = record.final
+        row["adjudicated"] = record.adjudicated
+        row["disputes"] = [kinds.get(kind, kind) for kind in record.disputes]
+        row["verdicts"] = [verdict.words for verdict in record.verdicts]
     return rows
 
 
 def _disputes(project: Project, ids: list[int]) -> dict[int, list[str]]:
-    kinds = dict(Disagreement.Kind.choices)
     rows = _open_disagreements(project).filter(record_id__in=ids).order_by("kind")
     disputes: dict[int, list[str]] = defaultdict(list)
     for record_id, kind in rows.values_list("record_id", "kind"):
-        disputes[record_id].append(kinds.get(kind, kind))
+        disputes[record_id].append(kind)
     return disputes
 
 
-def _verdicts(ids: list[int], run_ids: list[int]) -> dict[tuple[int, int], str]:
-    """{(record, run): the verdict in words}: its label, its score, or why it has neither."""
-    if not run_ids:
+def _verdicts(ids: list[int], runs: list[tuple[int, str]]) -> dict[tuple[int, int], RunVerdict]:
+    """{(record, run): its verdict} for the records and runs that have one."""
+    if not runs:
         return {}
+    names = dict(runs)
     rows = (
-        Verdict.objects.filter(run_id__in=run_ids, record_id__in=ids)
+        Verdict.objects.filter(run_id__in=list(names), record_id__in=ids)
         .order_by()
         .values_list("record_id", "run_id", "label", "score", "parse_status")
     )
     return {
-        (record, run): label or (f"score {score}" if score is not None else status)
+        (record, run): RunVerdict(run, names[run], label, score, status)
         for record, run, label, score, status in rows
     }

@@ -67,7 +67,6 @@ RULES: dict[str, Rule] = {
     "api-docs": Rule(LOGGED_IN, in_project=False),
     "api:project_list": Rule(LOGGED_IN, kind="api", in_project=False),
     "api:project_detail": Rule(MEMBERS, kind="api"),
-    "api:record_list": Rule(RECORD_READERS, kind="api"),
     "api:record_detail": Rule(RECORD_READERS, kind="api"),
     # GET here; who may upload (POST) is tested in tests/curation/test_api_imports.py.
     "api:import_list": Rule(MANAGERS, kind="api"),
@@ -157,6 +156,15 @@ RULES: dict[str, Rule] = {
     # Connections' names and models only: their addresses and key variables are for site
     # administrators, in the admin.
     "judging_api:connection_list": Rule(MANAGERS, kind="api"),
+    # The record list with everyone's labels and the verdicts: the same readers as the page.
+    "judging_api:record_list": Rule(RECORD_READERS, kind="api"),
+    # Every record that its filters match (those of url_values() have a gold label).
+    "judging_api:record_bulk": Rule(
+        MANAGERS,
+        kind="api",
+        method="post",
+        data={"action": "adjudicate", "all_matching": "true"},
+    ),
     "judging_api:run_list": Rule(RECORD_READERS, kind="api"),
     "judging_api:run_detail": Rule(RECORD_READERS, kind="api"),
     "judging_api:run_cancel": Rule(MANAGERS, kind="api", method="post"),

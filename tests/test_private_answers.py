@@ -54,7 +54,7 @@ def test_an_api_answer_with_gold_labels_is_not_stored(cast: Cast) -> None:
 
 
 def test_api_refusals_are_not_stored_either(cast: Cast) -> None:
-    url = reverse("api:record_list", args=[cast.project.slug])
+    url = reverse("judging_api:record_list", args=[cast.project.slug])
 
     assert is_private(token_client(cast.annotator).get(url))
     assert is_private(cast.client_for("anonymous").get(url))

@@ -9,7 +9,7 @@ register = template.Library()
 
 # The record pages are judging's, which sees labels and verdicts (docs/architecture.md, "The
 # record as the hub"), but people find them in the Records section, beside imports and members.
-RECORDS_SECTION = frozenset({"judging:record_list", "judging:record_detail"})
+RECORDS_SECTION = frozenset({"judging:record_list", "judging:record_detail", "judging:record_bulk"})
 
 
 @register.filter

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -16,7 +16,6 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from annotation.models import Annotation
-from annotation.services.queue import records_labels_request
 from curation import selectors
 from curation.access import ANY_MEMBER, MANAGERS, RECORD_READERS, ProjectAccess, project_view
 from curation.conversation import conversation, metadata_items, test_case_sections
@@ -24,9 +23,14 @@ from curation.errors import DomainError
 from curation.record_table import RecordPaginator, filter_form
 from judging.forms import RecordBulkForm, RecordListForm
 from judging.record_hub import record_hub
-from judging.record_list import listed_records, record_rows, run_choices, shown_runs
-from judging.services.record_actions import records_send_to_adjudication
-from judging.services.runs import judge_run_create
+from judging.record_list import (
+    listed_records,
+    matching_count,
+    record_rows,
+    run_choices,
+    shown_runs,
+)
+from judging.services.record_actions import BulkOutcome, records_bulk_apply
 
 
 @require_GET
@@ -66,36 +70,83 @@ def record_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 @project_view(MANAGERS)
 def record_bulk(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
     """Start a judge run on the chosen records, send them to adjudication, or ask for more
-    labels; back to the list as it was filtered."""
+    labels; back to the list as it was filtered. Acting on every record that matches the
+    list's filters goes through a page that counts them and asks to confirm."""
     form = RecordBulkForm(request.POST, project=access.project)
     back = request.POST.get("back", "")
     if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
         back = reverse("judging:record_list", args=[access.project.slug])
-    if not form.is_valid():
+    try:
+        if form.is_matching:
+            return _bulk_matching(request, access, form, back)
+        if form.is_valid():
+            outcome = records_bulk_apply(
+                actor=request.user,
+                project=access.project,
+                record_ids=form.cleaned_data["records"],
+                **form.action_arguments(),
+            )
+            messages.success(request, _bulk_done(outcome))
         for errors in form.errors.values():
             messages.error(request, " ".join(errors))
-        return redirect(back)
-    try:
-        messages.success(request, _bulk_do(request, access, form.cleaned_data))
     except DomainError as error:
         messages.error(request, str(error))
     return redirect(back)
 
 
-def _bulk_do(request: HttpRequest, access: ProjectAccess, data: dict) -> str:
-    project, ids, actor = access.project, data["records"], request.user
-    if data["action"] == RecordBulkForm.JUDGE:
-        run = judge_run_create(actor=actor, project=project, judge=data["judge"], chosen=ids)
-        return f"Run “{run.name}” started on {run.total} record{'s' if run.total != 1 else ''}."
-    if data["action"] == RecordBulkForm.ADJUDICATE:
-        sent = records_send_to_adjudication(actor=actor, project=project, record_ids=ids)
-        return f"{sent} record{'s' if sent != 1 else ''} sent to adjudication."
-    more = data["more"]
-    asked = records_labels_request(actor=actor, project=project, record_ids=ids, more=more)
-    return (
-        f"{asked} record{'s' if asked != 1 else ''} will get {more} more "
-        f"label{'s' if more != 1 else ''}."
-    )
+def _bulk_matching(
+    request: HttpRequest, access: ProjectAccess, form: RecordBulkForm, back: str
+) -> HttpResponse:
+    """Every record that the filters the form was sent with match, as they match now: counted
+    for the manager to confirm, then acted on (the count may have moved in between)."""
+    filters = RecordListForm.of_project(access.project, QueryDict(request.POST.get("filters", "")))
+    if not filters.is_valid():
+        raise DomainError("The list's filters are no longer valid: filter the list again.")
+    confirmed = request.POST.get("confirm") == "yes"
+    if confirmed and form.is_valid():
+        outcome = records_bulk_apply(
+            actor=request.user,
+            project=access.project,
+            matching=filters.cleaned_data,
+            **form.action_arguments(),
+        )
+        messages.success(request, _bulk_done(outcome, expected=form.cleaned_data["expected"]))
+        return redirect(back)
+    context = {
+        "project": access.project,
+        "access": access,
+        "form": form,
+        "show_errors": confirmed,
+        "count": matching_count(access.project, filters.cleaned_data),
+        "filters": filters.described(),
+        "filter_query": filters.filter_query(),
+        "back": back,
+    }
+    return render(request, "judging/record_bulk_confirm.html", context)
+
+
+def _bulk_done(outcome: BulkOutcome, *, expected: int | None = None) -> str:
+    """What a bulk action did, in words; with how many records matched when the manager
+    confirmed, if the filters match another number now."""
+    n = outcome.records
+    records = f"{n:,} record{'s' if n != 1 else ''}"
+    if outcome.run is not None:
+        done = f"Run “{outcome.run.name}” started on {records}."
+    elif outcome.more is not None:
+        more = outcome.more
+        done = f"{records} will get {more} more label{'s' if more != 1 else ''}."
+    else:
+        done = f"{records} sent to adjudication."
+    if outcome.matched is not None and n != outcome.matched:
+        skipped = (
+            "the judge takes only records linked to a task"
+            if outcome.run is not None
+            else "the others were waiting for adjudication already"
+        )
+        done += f" The filters matched {outcome.matched:,}: {skipped}."
+    if outcome.matched is not None and expected is not None and expected != outcome.matched:
+        done += f" When you confirmed they matched {expected:,}: the records changed since."
+    return done
 
 
 @require_GET
