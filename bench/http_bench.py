@@ -7,7 +7,7 @@
 
 Each stack is started the way a user starts it, in a temporary folder of its own:
 - `default`: `./studio up` with VAR_DIR in the folder and PORT free (SQLite, the file-system
-  broker, the development server and a Celery worker, all as the README's one command starts them;
+  broker, gunicorn and a Celery worker, all as the README's one command starts them;
   the virtual environment is $VENV, so that nothing is installed);
 - `postgres`: migrations, then gunicorn with 2 workers and one Celery worker on the given
   PostgreSQL database (dropped and made anew) and Redis database.
