@@ -413,7 +413,7 @@ def cpu_per_pair(cpu: CpuMeter, phase: Callable[..., dict], *args: object) -> di
     stack_after, database_after = cpu.now()
     for name, seconds in (
         ("stack", stack_after - stack),
-        ("database", database_after - database),
+        ("database", cpu.database_seconds(database, database_after)),
         ("client", client),
     ):
         result[f"{name}_cpu_ms_per_pair"] = 1000 * seconds / result["pairs"]

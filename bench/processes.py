@@ -77,11 +77,20 @@ class CpuMeter:
         self.roots = roots
         self.database = database
 
-    def now(self) -> tuple[float, float]:
+    def now(self) -> tuple[float, dict[int, float]]:
+        """The trees' CPU seconds (their ended children's included), and each database server
+        process's: one that ends takes its time with it, so that only the processes alive at
+        both ends of a phase are compared (see `database_seconds`)."""
         table = process_table()
         stack = sum(table[pid].cpu_seconds for pid in trees(table, self.roots))
         servers = database_servers(self.database) if self.database else []
-        return stack, sum(table[pid].cpu_seconds for pid in servers if pid in table)
+        return stack, {pid: table[pid].cpu_seconds for pid in servers if pid in table}
+
+    @staticmethod
+    def database_seconds(before: dict[int, float], after: dict[int, float]) -> float:
+        """What the server processes alive at the end spent since `before` (all of it, for those
+        that started meanwhile)."""
+        return sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())
 
 
 class MemorySampler:
