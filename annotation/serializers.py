@@ -70,13 +70,20 @@ class AskedSerializer(serializers.Serializer):
 
 
 def asked_of(project: Project) -> dict[str, Any]:
+    """What AskedSerializer describes, as it would give it: every claim and every lease read
+    answers it, and building a serializer and a model per risk type doubled its cost."""
+    risk_types = project.risk_types.values("slug", "name") if project.ask_risk_types else None
     return {
-        "risk_types": list(project.risk_types.all()) if project.ask_risk_types else None,
+        "risk_types": list(risk_types) if risk_types is not None else None,
         "risk_description": project.ask_risk_description,
-        "safety_score": SAFETY_SCORES if project.ask_safety_score else None,
-        "helpfulness_score": HELPFULNESS_SCORES if project.ask_helpfulness_score else None,
+        "safety_score": _scale(SAFETY_SCORES) if project.ask_safety_score else None,
+        "helpfulness_score": _scale(HELPFULNESS_SCORES) if project.ask_helpfulness_score else None,
         "evidence_turns": project.ask_evidence_turns,
     }
+
+
+def _scale(scores: dict[int, str]) -> dict[str, str]:
+    return {str(score): meaning for score, meaning in scores.items()}
 
 
 class LeaseSerializer(serializers.ModelSerializer):
@@ -93,7 +100,7 @@ class LeaseSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(AskedSerializer)
     def get_asked(self, lease: Lease) -> dict[str, Any]:
-        return AskedSerializer(asked_of(lease.project)).data
+        return asked_of(lease.project)
 
 
 class AnnotationRecordSerializer(serializers.ModelSerializer):

@@ -7,7 +7,7 @@
 
 Each stack is started the way a user starts it, in a temporary folder of its own:
 - `default`: `./studio up` with VAR_DIR in the folder and PORT free (SQLite, the file-system
-  broker, the development server and a Celery worker, all as the README's one command starts them;
+  broker, gunicorn and a Celery worker, all as the README's one command starts them;
   the virtual environment is $VENV, so that nothing is installed);
 - `postgres`: migrations, then gunicorn with 2 workers and one Celery worker on the given
   PostgreSQL database (dropped and made anew) and Redis database.
@@ -24,7 +24,10 @@ Then, --runs times each (medians printed):
    have more than k labels.
 Meanwhile the resident memory of the server's and the worker's process trees is sampled every
 0.2 s: the peak of their sum, and the sum when idle before the first run and after the last.
-The load average is printed with each run: the machine may be shared.
+The CPU time a pair takes is measured too (bench/processes.py): in the server's and the
+worker's trees (SQLite's work included), in PostgreSQL's server processes for the database,
+and in this client. The load average is printed with each run: the machine may be shared, and
+other work stretches the wall-clock figures, not the CPU ones.
 """
 
 from __future__ import annotations
@@ -42,12 +45,14 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
+from processes import CpuMeter, MemorySampler  # noqa: E402
+
 VENV = Path(os.environ.get("VENV", ROOT / ".venv"))
 PYTHON = str(VENV / "bin" / "python")
 K = 2
@@ -115,6 +120,8 @@ def main() -> None:
                 manage(env, "shell", "-c", SETUP % {"runs": args.runs, "k": K}).splitlines()[-1]
             )
             memory = MemorySampler(trees)
+            database = args.database_url.rsplit("/", 1)[1] if args.stack == "postgres" else None
+            cpu = CpuMeter(trees, database)
             time.sleep(3)
             idle_before = memory.now()
             results = []
@@ -122,8 +129,12 @@ def main() -> None:
                 result = {"load": os.getloadavg()[0]}
                 result.update(import_by_upload(url, keys["manager"], env, f"upload-{run}", upload))
                 result.update(import_by_command(env, f"command-{run}", data))
-                result["one"] = one_annotator(url, keys["annotators"][0], f"command-{run}", args)
-                result["eight"] = eight_annotators(url, keys["annotators"], f"upload-{run}", args)
+                result["one"] = cpu_per_pair(
+                    cpu, one_annotator, url, keys["annotators"][0], f"command-{run}", args
+                )
+                result["eight"] = cpu_per_pair(
+                    cpu, eight_annotators, url, keys["annotators"], f"upload-{run}", args
+                )
                 result["over_k"] = (
                     int(manage(env, "shell", "-c", OVER_K % f"upload-{run}").split()[-1]) > K
                 )
@@ -392,6 +403,23 @@ def eight_annotators(url: str, keys: list[str], slug: str, args: argparse.Namesp
     return summary(times, time.perf_counter() - started)
 
 
+def cpu_per_pair(cpu: CpuMeter, phase: Callable[..., dict], *args: object) -> dict:
+    """The phase's figures, with the CPU time a pair took: in the server's and the worker's
+    trees (SQLite's work included), in PostgreSQL's server processes, and in this client."""
+    stack, database = cpu.now()
+    client = time.process_time()
+    result = phase(*args)
+    client = time.process_time() - client
+    stack_after, database_after = cpu.now()
+    for name, seconds in (
+        ("stack", stack_after - stack),
+        ("database", cpu.database_seconds(database, database_after)),
+        ("client", client),
+    ):
+        result[f"{name}_cpu_ms_per_pair"] = 1000 * seconds / result["pairs"]
+    return result
+
+
 def summary(times: list[float], seconds: float | None) -> dict:
     times.sort()
     result = {
@@ -404,45 +432,6 @@ def summary(times: list[float], seconds: float | None) -> dict:
     return result
 
 
-class MemorySampler:
-    """The summed resident memory of process trees, sampled in a thread; its peak."""
-
-    def __init__(self, roots: list[int]) -> None:
-        self.roots = roots
-        self.peak = 0.0
-        self.running = True
-        self.thread = threading.Thread(target=self._sample, daemon=True)
-        self.thread.start()
-
-    def _sample(self) -> None:
-        while self.running:
-            self.peak = max(self.peak, self.now())
-            time.sleep(0.2)
-
-    def now(self) -> float:
-        children: dict[int, list[int]] = {}
-        rss: dict[int, int] = {}
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
-            rss[int(entry.name)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
-        total, todo = 0, list(self.roots)
-        while todo:
-            pid = todo.pop()
-            total += rss.get(pid, 0)
-            todo.extend(children.get(pid, ()))
-        return total / 2**20
-
-    def stop(self) -> None:
-        self.running = False
-        self.thread.join()
-
-
 def report(args, results, idle_before, idle_after, peak) -> None:
     def median(*keys: str) -> float:
         values = []
@@ -453,6 +442,13 @@ def report(args, results, idle_before, idle_after, peak) -> None:
             values.append(value)
         return statistics.median(values)
 
+    def cpu(phase: str) -> str:
+        return (
+            f"CPU a pair: server and worker {median(phase, 'stack_cpu_ms_per_pair'):.1f} ms, "
+            f"PostgreSQL {median(phase, 'database_cpu_ms_per_pair'):.1f} ms, "
+            f"this client {median(phase, 'client_cpu_ms_per_pair'):.1f} ms"
+        )
+
     print(
         f"{args.stack} stack, {args.records:,} records, {len(results)} runs (medians), load "
         f"average {median('load'):.1f}:\n"
@@ -462,10 +458,10 @@ def report(args, results, idle_before, idle_after, peak) -> None:
         f"  import by command: {median('command_s'):.1f} s ({median('command_rate'):,.0f} "
         f"records/s, whole command), peak {median('command_peak_mb'):.0f} MB\n"
         f"  one annotator: pair p50 {median('one', 'p50_ms'):.0f} ms, "
-        f"p95 {median('one', 'p95_ms'):.0f} ms\n"
+        f"p95 {median('one', 'p95_ms'):.0f} ms; {cpu('one')}\n"
         f"  8 annotators: {median('eight', 'pairs_per_s'):.1f} pairs/s, pair p50 "
         f"{median('eight', 'p50_ms'):.0f} ms, p95 {median('eight', 'p95_ms'):.0f} ms; "
-        f"a record over k: {any(r['over_k'] for r in results)}\n"
+        f"{cpu('eight')}; a record over k: {any(r['over_k'] for r in results)}\n"
         f"  memory of the server and worker trees: idle {idle_before:.0f} MB, peak "
         f"{peak:.0f} MB, idle after {idle_after:.0f} MB"
     )

@@ -1,10 +1,10 @@
 """What Django's error reports show: the traceback and the request, never the environment or
 the settings.
 
-With DEBUG on (the web server of `./studio up`), Django's error page lists request.META, which
-under runserver starts as a copy of the whole process environment, and every setting. Its
-default filter hides only names that look secret (KEY, PASS, TOKEN, ...), and the values that
-matter here do not: DATABASE_URL and the broker's URL carry their passwords.
+With DEBUG on (`DEBUG=true ./studio up`, say), Django's error page lists request.META, which
+under some servers (runserver) starts as a copy of the whole process environment, and every
+setting. Its default filter hides only names that look secret (KEY, PASS, TOKEN, ...), and the
+values that matter here do not: DATABASE_URL and the broker's URL carry their passwords.
 """
 
 from __future__ import annotations

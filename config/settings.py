@@ -106,7 +106,9 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The web server and the worker write to the same file: WAL lets readers run beside the
     # writer, IMMEDIATE takes the write lock up front instead of failing halfway through.
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # Connections are kept (CONN_MAX_AGE, one a thread of gunicorn's): the last connection to
+    # close checkpoints the log into the database and deletes it, which with a connection a
+    # request cost each request about 5 ms (docs/benchmarks.md, "Where the time goes").
     DATABASES["default"]["OPTIONS"] = {
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         "transaction_mode": "IMMEDIATE",

@@ -1,11 +1,10 @@
-"""Eight annotators at once on the embedded default (SQLite, the development server, no Redis)
-label a project to the end: every record gets exactly k labels, and nobody meets an error such
-as "database is locked"."""
+"""Eight annotators at once on the embedded default (`./studio up`: SQLite, gunicorn's threads in
+two processes, no Redis) label a project to the end: every record gets exactly k labels, and
+nobody meets an error such as "database is locked"."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -19,13 +18,13 @@ from pathlib import Path
 import pytest
 
 from tests.factories import rjudge_record
-from tests.test_studio_up import free_port
+from tests.test_studio_up import free_port, shell_env, stop, studio_up
 
 ROOT = Path(__file__).resolve().parents[1]
 ANNOTATORS = 8
 RECORDS = 40
 K = 2
-# The development server, as `./studio up` starts it, on a new SQLite database.
+# Typed beside `./studio up`, on its new SQLite database.
 SETUP = """
 import json
 from curation.models import Role
@@ -51,53 +50,33 @@ COUNT = """
 from annotation.models import Annotation
 from curation.models import Record
 from django.db.models import Count
-print(list(Record.objects.annotate(n=Count("annotations")).values_list("n", flat=True)))
-print(Annotation.objects.count())
+busy = Record.objects.filter(project__slug="busy")
+print(list(busy.annotate(n=Count("annotations")).values_list("n", flat=True)))
+print(Annotation.objects.filter(record__project__slug="busy").count())
 """
 
 
 @pytest.fixture
 def embedded(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if name not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL")
-    }
-    env.update(
-        VAR_DIR=str(tmp_path / "var"),
-        DEBUG="false",
-        SECRET_KEY="embedded-test-" + "x" * 40,
-        ALLOWED_HOSTS="127.0.0.1",
-        SECURE_SSL_REDIRECT="false",
-        SECURE_COOKIES="false",
-    )
-    (tmp_path / "var").mkdir()
-    manage = [sys.executable, str(ROOT / "manage.py")]
-    subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=env, check=True, cwd=ROOT)  # noqa: S603
+    """`./studio up` in a var/ of its own; the environment its commands are typed in."""
+    env = {**shell_env(), "VAR_DIR": str(tmp_path / "var")}
     port = free_port()
-    log = (tmp_path / "server.log").open("w")
-    server = subprocess.Popen(  # noqa: S603
-        [*manage, "runserver", "--noreload", f"127.0.0.1:{port}"],
-        env=env,
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    log = tmp_path / "up.log"
+    process = studio_up(ROOT, port, log, **env)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 240
         while True:
             try:
                 urllib.request.urlopen(f"{url}/healthz/", timeout=5).close()  # noqa: S310
                 break
             except OSError:
-                assert server.poll() is None and time.monotonic() < deadline
+                assert process.poll() is None, log.read_text()
+                assert time.monotonic() < deadline, log.read_text()
                 time.sleep(0.3)
         yield url, env
     finally:
-        server.terminate()
-        server.wait(timeout=20)
-        log.close()
+        stop(process)
 
 
 def call(url: str, key: str, path: str, body: dict | None = None) -> tuple[int, dict]:

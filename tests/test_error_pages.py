@@ -1,8 +1,8 @@
 """Error pages in development show the traceback, never the environment or the settings.
 
-The web server of `./studio up` runs with DEBUG on, and Django's error page would list
-request.META, which under runserver starts as a copy of the process environment, and the
-settings: DATABASE_URL and the broker's URL with their passwords among them.
+A developer's `DEBUG=true ./studio up` shows Django's error page, which would list the settings
+and request.META (under runserver, a copy of the process environment): DATABASE_URL and the
+broker's URL with their passwords among them.
 """
 
 from __future__ import annotations

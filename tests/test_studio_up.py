@@ -1,13 +1,16 @@
 """`./studio up` on a fresh clone: the studio it starts and the commands typed beside it.
 
-The README's management commands must work as written once `./studio up` has run, with nothing
-exported: the web server, the worker and every command share the settings that `./studio up`
-keeps in var/. This copies the repository as a clone has it, runs `./studio up` there (on this
-suite's virtual environment, so nothing is installed) and types a command beside it.
+The studio is served as in production (gunicorn, DEBUG off, static files under hashed names),
+over plain HTTP on 127.0.0.1. The README's management commands must work as written once
+`./studio up` has run, with nothing exported: the web server, the worker and every command share
+the settings that `./studio up` keeps in var/. This copies the repository as a clone has it,
+runs `./studio up` there (on this suite's virtual environment, so nothing is installed) and
+types a command beside it.
 """
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import os
 import re
@@ -18,6 +21,8 @@ import stat
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -78,21 +83,51 @@ def shell_env() -> dict[str, str]:
     return {name: os.environ[name] for name in ("PATH", "HOME", "LANG") if name in os.environ}
 
 
+def studio_up(folder: Path, port: int, log: Path, **env: str) -> subprocess.Popen:
+    """`./studio up` as typed in a terminal, in a process group of its own as a shell gives it."""
+    with log.open("w") as out:
+        return subprocess.Popen(
+            ["./studio", "up"],
+            cwd=folder,
+            env={**shell_env(), "VENV": sys.prefix, "PORT": str(port), **env},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def processes_in_group(group: int) -> list[str]:
+    """The command lines of the processes still in a process group."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            # After the command's name in brackets: state, parent, process group.
+            if (
+                entry.name.isdigit()
+                and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[2]) == group
+            ):
+                found.append((entry / "cmdline").read_text().replace("\0", " "))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
 @pytest.fixture(scope="module")
 def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Studio]:
     folder = tmp_path_factory.mktemp("clone") / "studio"
     shutil.copytree(ROOT, folder, ignore=as_in_a_clone)
     port = free_port()
     running = Studio(folder=folder, url=f"http://127.0.0.1:{port}/", log=folder.parent / "up.log")
-    with running.log.open("w") as out:
-        process = subprocess.Popen(
-            ["./studio", "up"],
-            cwd=folder,
-            env={**shell_env(), "VENV": sys.prefix, "PORT": str(port)},
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    process = studio_up(folder, port, running.log)
     try:
         running.wait_for_page("login/", process)
         # The worker, taking jobs (the demo's records need none: SQLite indexes them for search
@@ -101,12 +136,7 @@ def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Studio]:
         yield running
     finally:
         # ./studio up stops the web server and the worker when it is stopped.
-        process.terminate()
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop(process)
 
 
 def test_the_web_server_serves_pages_under_the_strict_csp_and_static_files(
@@ -115,9 +145,53 @@ def test_the_web_server_serves_pages_under_the_strict_csp_and_static_files(
     with urllib.request.urlopen(studio.url + "login/", timeout=30) as page:  # noqa: S310
         assert page.status == 200
         assert "script-src 'self'" in page.headers["Content-Security-Policy"]
-        assert "/static/css/studio.css" in page.read().decode()
-    with urllib.request.urlopen(studio.url + "static/css/studio.css", timeout=30) as css:  # noqa: S310
+        stylesheet = re.search(r"/static/css/studio\.[0-9a-f]{12}\.css", page.read().decode())
+    # Gathered under a name that changes with the content, so browsers may keep it for good.
+    assert stylesheet, "The page links no stylesheet with a hashed name."
+    with urllib.request.urlopen(studio.url + stylesheet.group()[1:], timeout=30) as css:  # noqa: S310
         assert css.status == 200
+        assert "immutable" in css.headers["Cache-Control"]
+
+
+def test_it_serves_with_a_production_server_and_shows_no_debug_page(studio: Studio) -> None:
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen(studio.url + "no-such-page/", timeout=30)  # noqa: S310
+
+    assert missing.value.code == 404
+    assert missing.value.headers["Server"] == "gunicorn"
+    body = missing.value.read().decode()
+    assert "<h1>Not found</h1>" in body
+    # Django's debug page lists the site's URL patterns.
+    assert "URLconf" not in body
+
+
+def test_a_demo_user_logs_in_over_plain_http(studio: Studio) -> None:
+    passwords = json.loads((studio.folder / "var" / "demo-passwords.json").read_text())
+    cookies = http.cookiejar.CookieJar()
+    # A browser on http:// keeps no cookie marked Secure for the site; neither does this jar.
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(cookies))
+    with browser.open(studio.url + "login/", timeout=30) as page:
+        assert page.url == studio.url + "login/", "Sent elsewhere (to HTTPS?)"
+        assert "Strict-Transport-Security" not in page.headers
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.read().decode())
+    assert token
+
+    form = {
+        "csrfmiddlewaretoken": token.group(1),
+        "username": "demo-annotator",
+        "password": passwords["demo-annotator"],
+    }
+    with browser.open(
+        urllib.request.Request(  # noqa: S310
+            studio.url + "login/",
+            data=urllib.parse.urlencode(form).encode(),
+            headers={"Origin": studio.url.rstrip("/")},
+        ),
+        timeout=30,
+    ) as home:
+        assert home.status == 200
+        assert home.url == studio.url
+        assert "demo-annotator" in home.read().decode()
 
 
 def test_a_readme_command_typed_beside_it_needs_nothing_exported(
@@ -170,3 +244,41 @@ def test_its_settings_file_holds_a_secret_key_only_its_owner_may_read(studio: St
 def test_its_start_warns_of_nothing_it_does_on_purpose(studio: Studio) -> None:
     # The broker on the file system has no host; kombu warned at every start that it had none.
     assert "No hostname was supplied" not in studio.log.read_text()
+
+
+@pytest.mark.parametrize(
+    ("debug", "missing_page"),
+    [("", "<h1>Not found</h1>"), ("true", "URLconf")],
+    ids=["as-is", "DEBUG=true"],
+)
+def test_started_again_it_serves_and_ctrl_c_stops_the_server_and_the_worker(
+    studio: Studio, debug: str, missing_page: str
+) -> None:
+    port = free_port()
+    again = Studio(
+        folder=studio.folder,
+        url=f"http://127.0.0.1:{port}/",
+        log=studio.folder.parent / f"up-again-{port}.log",
+    )
+    process = studio_up(studio.folder, port, again.log, **({"DEBUG": debug} if debug else {}))
+    try:
+        again.wait_for_page("login/", process)
+        again.wait_for_log(r"celery@\S+ ready", process)
+        # A developer's DEBUG=true gets Django's own pages, with what went wrong.
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(again.url + "no-such-page/", timeout=30)  # noqa: S310
+        assert missing_page in missing.value.read().decode()
+
+        # Ctrl-C in the terminal: SIGINT to every process of the foreground group.
+        os.killpg(process.pid, signal.SIGINT)
+        process.wait(timeout=90)
+    finally:
+        if process.poll() is None:
+            stop(process)
+
+    deadline = time.monotonic() + 30
+    while (left := processes_in_group(process.pid)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert left == [], again.log.read_text()
+    with pytest.raises(OSError):
+        urllib.request.urlopen(again.url + "login/", timeout=5).close()  # noqa: S310
