@@ -157,6 +157,12 @@ RULES: dict[str, Rule] = {
     # Connections' names and models only: their addresses and key variables are for site
     # administrators, in the admin.
     "judging_api:connection_list": Rule(MANAGERS, kind="api"),
+    # GET here; who may make a version or start an evaluation (POST) is tested in
+    # tests/judging/test_judge_versions_api.py.
+    "judging_api:judge_versions": Rule(RECORD_READERS, kind="api"),
+    "judging_api:judge_version": Rule(RECORD_READERS, kind="api"),
+    "judging_api:judge_evaluations": Rule(RECORD_READERS, kind="api"),
+    "judging_api:judge_evaluation": Rule(RECORD_READERS, kind="api"),
     "judging_api:run_list": Rule(RECORD_READERS, kind="api"),
     "judging_api:run_detail": Rule(RECORD_READERS, kind="api"),
     "judging_api:run_cancel": Rule(MANAGERS, kind="api", method="post"),
