@@ -17,7 +17,7 @@ from curation.models import AuditEvent
 from judging.models import JudgeRun, Verdict
 from judging.services import panels
 from judging.services.panels import panel_compute, panel_create
-from judging.services.runs import judge_run_cancel
+from judging.services.runs import judge_run_cancel, judge_runs_recover
 from tests.judging.test_connection_test_in_worker import poll
 from tests.judging.test_panels import api_for, labels_of, three_runs
 
@@ -138,6 +138,33 @@ def test_a_panel_whose_worker_died_mid_way_is_taken_over_once_its_heartbeat_is_s
     assert taken_over is True
     assert Verdict.objects.filter(run=panel).count() == 5
     assert counts(panel) == (5, 4, 1, 0) and panel.state == State.SUCCEEDED
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_that_starts_takes_up_a_panel_whose_worker_died(
+    cast, settings, celery_worker
+) -> None:
+    runs = three_runs(cast)
+    panel = panel_create(actor=cast.manager, project=cast.project, members=runs, rule="majority")
+    # The job sent when the panel was made, taken by the test's worker, is the one that "dies".
+    deadline = time.monotonic() + 30
+    while not JudgeRun.objects.filter(pk=panel.pk, state=State.SUCCEEDED).exists():
+        assert time.monotonic() < deadline, "the panel was never combined"
+        time.sleep(0.1)
+    panel.verdicts.filter(record__external_id__in=["4", "5"]).delete()
+    stale = timezone.now() - timedelta(seconds=settings.JUDGE_RUN_STALE_SECONDS + 1)
+    JudgeRun.objects.filter(pk=panel.pk).update(
+        state=State.RUNNING, heartbeat_at=stale, valid_count=3, invalid_count=0
+    )
+
+    recovered = judge_runs_recover()
+    while not JudgeRun.objects.filter(pk=panel.pk, state=State.SUCCEEDED).exists():
+        assert time.monotonic() < deadline + 30, "the panel was never taken up"
+        time.sleep(0.1)
+
+    assert panel.pk in recovered
+    assert Verdict.objects.filter(run=panel).count() == 5
+    assert counts(panel) == (5, 4, 1, 0)
 
 
 @pytest.mark.django_db(transaction=True)
