@@ -19,6 +19,12 @@ the run is then cancelled: at 1 s a call a whole run of 5,000 records takes ten 
 worker, and its rate is the same all through. Printed per run and as medians per number of
 workers: calls/s, records/s, the worker processes' CPU time per call. The project, its runs
 and records are deleted afterwards.
+
+With --profile S, one more run follows with one worker started for Linux `perf` to read its
+Python stacks (bench/cpu_profile.py): S seconds of its steady work are sampled, from --warmup
+seconds after the first verdict, and its CPU a call is broken down by what bounds it (the
+openai client, HTTP, the database, Redis, Celery, our own code), in milliseconds a call at the
+median CPU a call of the one-worker runs above, with the functions most often on the CPU.
 """
 
 from __future__ import annotations
@@ -42,6 +48,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only-" + os.urandom(16).hex())
 RUN_TIMEOUT = 1800
 
+import cpu_profile  # noqa: E402 (bench/ is on the path from here)
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -52,7 +60,12 @@ def main() -> None:
     parser.add_argument("--workers", default="1", help="Numbers of workers to compare: 1,2")
     parser.add_argument("--window", type=float, default=0, help="Seconds measured; 0: whole runs")
     parser.add_argument("--warmup", type=float, default=10)
+    parser.add_argument(
+        "--profile", type=float, default=0, help="Seconds of one worker sampled by perf; 0: none"
+    )
     args = parser.parse_args()
+    if args.profile and not cpu_profile.available():
+        sys.exit("--profile needs Linux perf (apt-get install linux-perf).")
 
     import django
 
@@ -109,6 +122,11 @@ def main() -> None:
                     print(f"{count} worker(s), run {number}: {describe(result)}", file=sys.stderr)
                 median = {key: statistics.median(r[key] for r in results) for key in results[0]}
                 medians.append((count, median))
+            if args.profile:
+                app.control.purge()
+                workers = [start_worker("bench0", {"PYTHON_PERF_JIT_SUPPORT": "1"})]
+                profiled = profile(args, project, judge, llm, workers)
+                stop_workers(workers)
         for count, median in medians:
             print(
                 f"{args.records:,} records, R-Judge two-step, {args.latency * 1000:.0f} ms "
@@ -119,6 +137,9 @@ def main() -> None:
             base = medians[0][1]["calls_per_second"]
             for count, median in medians[1:]:
                 print(f"{count} workers: {median['calls_per_second'] / base:.2f} x one worker's")
+        if args.profile:
+            one = dict(medians).get(1, {}).get("cpu_ms_per_call")
+            print_profile(*profiled, one)
     finally:
         stop_workers(workers)
         delete_project(project.pk)
@@ -164,6 +185,51 @@ def measure(
     }
 
 
+def profile(
+    args: argparse.Namespace, project: Any, judge: Any, llm: Any, workers: list[subprocess.Popen]
+) -> tuple[cpu_profile.Profile, float]:
+    """One worker's run, sampled for --profile seconds of steady work; the profile and the CPU
+    a call over those seconds (perf's own work on the process included)."""
+    from judging.services.runs import judge_run_cancel, judge_run_create
+
+    run = judge_run_create(actor=None, project=project, judge=judge)
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while not run.verdicts.exists():
+        check_workers(workers, deadline)
+        time.sleep(0.2)
+    time.sleep(args.warmup)
+    before = (llm.request_count, total_cpu(workers))
+    after: list[tuple[int, float]] = []
+
+    def sampled() -> None:
+        after.append((llm.request_count, total_cpu(workers)))
+        if run.verdicts.count() == run.total:
+            sys.exit("The run ended while it was sampled: give it more --records.")
+        judge_run_cancel(actor=None, run=run)
+
+    profiled = cpu_profile.record(workers[0].pid, args.profile, then=sampled)
+    wait_until_finished(run, workers)
+    calls, cpu = (end - start for end, start in zip(after[0], before, strict=True))
+    return profiled, 1000 * cpu / calls
+
+
+def print_profile(sampled: cpu_profile.Profile, profiled_ms: float, one: float | None) -> None:
+    scale = one or profiled_ms
+    source = "the one-worker runs' median" if one else "the profiled run's"
+    print(
+        f"\nOne worker's CPU a call by what bounds it ({sampled.samples} samples; ms a call at "
+        f"{source}, {scale:.2f} ms; {profiled_ms:.2f} ms while sampled):"
+    )
+    for owner, share in sampled.by_owner:
+        print(f"  {share * 100:5.1f} %  {share * scale:5.2f} ms  {owner}")
+    print("Functions most often on the CPU themselves (the innermost Python frame):")
+    for frame, share in sampled.own[:12]:
+        print(f"  {share * 100:5.1f} %  {cpu_profile.short(frame)}")
+    print("Functions most often on the stack (on the CPU, or calling what is):")
+    for frame, share in sampled.inclusive[:25]:
+        print(f"  {share * 100:5.1f} %  {cpu_profile.short(frame)}")
+
+
 def describe(result: dict[str, float]) -> str:
     return (
         f"{result['seconds']:.1f} s, {result['calls_per_second']:.1f} calls/s, "
@@ -172,7 +238,7 @@ def describe(result: dict[str, float]) -> str:
     )
 
 
-def start_worker(name: str) -> subprocess.Popen:
+def start_worker(name: str, env: dict[str, str] | None = None) -> subprocess.Popen:
     return subprocess.Popen(  # noqa: S603 (this interpreter, fixed arguments)
         [
             sys.executable,
@@ -190,6 +256,7 @@ def start_worker(name: str) -> subprocess.Popen:
             f"--hostname={name}@%h",
         ],
         cwd=ROOT,
+        env={**os.environ, **(env or {})},
         start_new_session=True,
     )
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from judging.api import judges, records, review, runs, scores
+from judging.api import judges, records, review, runs, scores, versions
 
 app_name = "judging_api"
 
@@ -28,6 +28,26 @@ urlpatterns: list[object] = [
         f"{PROJECT}/judges/<int:judge_id>/test/<int:test_id>/",
         judges.JudgeConnectionTestDetail.as_view(),
         name="judge_test_detail",
+    ),
+    path(
+        f"{PROJECT}/judges/<int:judge_id>/versions/",
+        versions.VersionList.as_view(),
+        name="judge_versions",
+    ),
+    path(
+        f"{PROJECT}/judges/<int:judge_id>/versions/<int:number>/",
+        versions.VersionDetail.as_view(),
+        name="judge_version",
+    ),
+    path(
+        f"{PROJECT}/judges/<int:judge_id>/evaluations/",
+        versions.EvaluationList.as_view(),
+        name="judge_evaluations",
+    ),
+    path(
+        f"{PROJECT}/judges/<int:judge_id>/evaluations/<int:evaluation_id>/",
+        versions.EvaluationDetail.as_view(),
+        name="judge_evaluation",
     ),
     path(f"{PROJECT}/runs/", runs.RunList.as_view(), name="run_list"),
     path(f"{PROJECT}/runs/import/", runs.VerdictImport.as_view(), name="verdict_import"),

@@ -243,11 +243,21 @@ class ChatClient:
         started = time.monotonic()
         options = {**self.endpoint.parameters, **parameters}
         try:
-            response = self._client.chat.completions.with_raw_response.create(
-                model=self.endpoint.model, messages=messages, **options
+            # Posted and read as plain JSON, through the client still (its retries, backoff and
+            # errors): its typed `chat.completions.create` spent more of a worker's CPU walking
+            # the messages' type hints and building models of the answer than the HTTP call
+            # took (docs/benchmarks.md, "CPU a call").
+            answer = json.loads(
+                self._client.post(
+                    "/chat/completions",
+                    cast_to=bytes,
+                    body={"model": self.endpoint.model, "messages": messages, **options},
+                )
             )
-            completion = response.parse()
-            text = completion.choices[0].message.content
+            text = answer["choices"][0]["message"]["content"]
+            usage = answer.get("usage") or {}
+            tokens_in = int(usage.get("prompt_tokens") or 0)
+            tokens_out = int(usage.get("completion_tokens") or 0)
         except Exception as error:
             kind, message = _describe(error, self.endpoint)
             raise CallFailed(
@@ -262,9 +272,6 @@ class ChatClient:
                 attempts=self._attempts.count,
                 latency_ms=_elapsed_ms(started),
             )
-        usage = completion.usage
-        tokens_in = (usage.prompt_tokens or 0) if usage else 0
-        tokens_out = (usage.completion_tokens or 0) if usage else 0
         if self._limits is not None and usage:
             settle_tokens(self._limits, tokens_in + tokens_out - self._attempts.drawn)
         return Completion(
@@ -325,7 +332,7 @@ def _describe(error: Exception, endpoint: Endpoint) -> tuple[Failure, str]:
         return _describe_status(error.status_code)
     if isinstance(error, json.JSONDecodeError):
         return Failure.BAD_ANSWER, "The endpoint's answer was not valid JSON."
-    if isinstance(error, LookupError | TypeError | AttributeError):
+    if isinstance(error, LookupError | TypeError | AttributeError | ValueError):
         return Failure.BAD_ANSWER, "The endpoint's answer was not a chat completion."
     return Failure.BAD_ANSWER, f"The call failed unexpectedly ({type(error).__name__})."
 

@@ -6,12 +6,15 @@ import logging
 
 from celery import Task, shared_task
 from celery.signals import worker_ready
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 
+from curation.jobs import job_send
 from judging.models import JudgeRun, PendingCheck
 from judging.services.disagreements import detect_pending
 from judging.services.judges import connection_check_execute
+from judging.services.panels import panel_compute
 from judging.services.run_engine import judge_run_execute
 from judging.services.runs import judge_runs_recover
 
@@ -24,6 +27,16 @@ def run_judge(self: Task, run_id: int) -> None:
         judge_run_execute(run_id=run_id, worker=self.request.hostname or "")
     except JudgeRun.DoesNotExist:
         logger.warning("Judge run %s no longer exists; nothing to do", run_id)
+
+
+@shared_task
+def compute_panel(run_id: int) -> None:
+    if not panel_compute(run_id=run_id):
+        # Another worker holds the panel: look again once its heartbeat would be stale, to
+        # take the panel over if that worker died.
+        job_send(
+            "judging.tasks.compute_panel", run_id, countdown=settings.JUDGE_RUN_STALE_SECONDS + 1
+        )
 
 
 @shared_task

@@ -165,6 +165,12 @@ RULES: dict[str, Rule] = {
         method="post",
         data={"action": "adjudicate", "all_matching": "true"},
     ),
+    # GET here; who may make a version or start an evaluation (POST) is tested in
+    # tests/judging/test_judge_versions_api.py.
+    "judging_api:judge_versions": Rule(RECORD_READERS, kind="api"),
+    "judging_api:judge_version": Rule(RECORD_READERS, kind="api"),
+    "judging_api:judge_evaluations": Rule(RECORD_READERS, kind="api"),
+    "judging_api:judge_evaluation": Rule(RECORD_READERS, kind="api"),
     "judging_api:run_list": Rule(RECORD_READERS, kind="api"),
     "judging_api:run_detail": Rule(RECORD_READERS, kind="api"),
     "judging_api:run_cancel": Rule(MANAGERS, kind="api", method="post"),

@@ -242,12 +242,13 @@ class PanelList(ReadOrManage, generics.ListAPIView):
     @extend_schema(
         summary="Combine ended runs into a panel (managers)",
         description=(
-            "The panel's verdicts are computed at once, over the records every member judged. "
-            "A member's invalid answer or error abstains; by majority a tie is no answer."
+            "The panel covers the records every member judged; a worker combines their verdicts "
+            "in the background: follow its state and progress at the URL in the Location "
+            "header. A member's invalid answer or error abstains; by majority a tie is no answer."
         ),
         request=PanelCreateSerializer,
         responses={
-            201: PanelSerializer,
+            202: PanelSerializer,
             400: OpenApiResponse(description="The runs cannot be combined; the body says why."),
         },
     )
@@ -267,4 +268,4 @@ class PanelList(ReadOrManage, generics.ListAPIView):
         )
         location = reverse("judging_api:run_detail", args=[slug, run.pk])
         body = PanelSerializer(run).data
-        return Response(body, status=status.HTTP_201_CREATED, headers={"Location": location})
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": location})

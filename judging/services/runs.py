@@ -222,9 +222,10 @@ def judge_run_retry_errors(*, actor: AbstractBaseUser | None, run: JudgeRun) -> 
 def judge_runs_recover() -> list[int]:
     """Take up the runs whose worker died: called when a worker starts.
 
-    A stalled run (running, heartbeat older than JUDGE_RUN_STALE_SECONDS) is dispatched now; a
-    running one whose heartbeat is still fresh is checked again once it would be stale, since
-    its worker may be the one that just restarted. A stalled cancellation is finished here.
+    A stalled run or panel (running, heartbeat older than JUDGE_RUN_STALE_SECONDS) is
+    dispatched now; a running one whose heartbeat is still fresh is checked again once it would
+    be stale, since its worker may be the one that just restarted. A stalled cancellation is
+    finished here.
     """
     now = timezone.now()
     stale_after = timedelta(seconds=settings.JUDGE_RUN_STALE_SECONDS)
@@ -234,11 +235,14 @@ def judge_runs_recover() -> list[int]:
             state=State.CANCELLING,
         ).update(state=State.CANCELLED, finished_at=now, updated_at=now)
     recovered = []
-    for run_id, heartbeat_at in JudgeRun.objects.filter(state=State.RUNNING).values_list(
-        "id", "heartbeat_at"
-    ):
+    running = JudgeRun.objects.filter(state=State.RUNNING)
+    for run_id, source, heartbeat_at in running.values_list("id", "source", "heartbeat_at"):
         wait = 0.0 if heartbeat_at is None else (heartbeat_at + stale_after - now).total_seconds()
-        job_send("judging.tasks.run_judge", run_id, countdown=max(0.0, wait + 1))
+        countdown = max(0.0, wait + 1)
+        if source == JudgeRun.Source.PANEL:
+            job_send("judging.tasks.compute_panel", run_id, countdown=countdown)
+        else:
+            job_send("judging.tasks.run_judge", run_id, countdown=countdown)
         recovered.append(run_id)
     return recovered
 

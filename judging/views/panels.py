@@ -37,7 +37,9 @@ def panel_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
         except DomainError as error:
             form.add_error(None, error.message)
         else:
-            messages.success(request, f"Panel “{run.name}” made over {run.total} records.")
+            messages.success(
+                request, f"Panel “{run.name}” over {run.total} records: a worker is combining them."
+            )
             return redirect("judging:run_detail", access.project.slug, run.pk)
     context = {"project": access.project, "access": access, "form": form}
     return render(request, "judging/panels_new.html", context)

@@ -13,7 +13,7 @@ from judging import reports
 from judging.models import Disagreement, JudgeRun, Verdict
 from judging.protocols.rjudge import DECIDE
 from judging.services.adjudications import adjudication_create
-from judging.services.panels import panel_create, panel_verdict
+from judging.services.panels import panel_compute, panel_create, panel_verdict
 from judging.services.run_engine import judge_run_execute
 from judging.services.runs import judge_run_create
 from releases.services import release_build, release_create
@@ -85,6 +85,16 @@ def three_runs(cast) -> list[JudgeRun]:
     return runs
 
 
+def make_panel(cast, members: list[JudgeRun], rule: str, name: str = "") -> JudgeRun:
+    """A panel as the page asks for it, combined by the worker's job."""
+    run = panel_create(
+        actor=cast.manager, project=cast.project, members=members, rule=rule, name=name
+    )
+    panel_compute(run_id=run.pk)
+    run.refresh_from_db()
+    return run
+
+
 def labels_of(run: JudgeRun) -> dict[str, str]:
     return {
         v.record.external_id: v.label or v.parse_status
@@ -95,10 +105,8 @@ def labels_of(run: JudgeRun) -> dict[str, str]:
 def test_a_panel_of_three_runs_gives_one_verdict_per_record_by_either_rule(cast) -> None:
     runs = three_runs(cast)
 
-    majority = panel_create(actor=cast.manager, project=cast.project, members=runs, rule="majority")
-    any_unsafe = panel_create(
-        actor=cast.manager, project=cast.project, members=runs, rule="any_unsafe"
-    )
+    majority = make_panel(cast, runs, "majority")
+    any_unsafe = make_panel(cast, runs, "any_unsafe")
 
     assert majority.source == JudgeRun.Source.PANEL and majority.state == JudgeRun.State.SUCCEEDED
     assert labels_of(majority) == {
@@ -129,9 +137,7 @@ def test_a_panel_covers_only_the_records_every_member_judged(cast) -> None:
         run = judge_run_create(actor=cast.manager, project=cast.project, judge=judge)
         judge_run_execute(run_id=run.pk)
 
-    panel = panel_create(
-        actor=cast.manager, project=cast.project, members=[runs[0], run], rule="majority"
-    )
+    panel = make_panel(cast, [runs[0], run], "majority")
 
     assert run.verdicts.count() == 7
     assert panel.total == 5
@@ -164,9 +170,7 @@ def test_a_panel_is_a_run_in_quality_disagreements_and_releases(cast) -> None:
             actor=cast.reviewer, project=cast.project, record=record, label=label, reason="Settled."
         )
 
-    panel = panel_create(
-        actor=cast.manager, project=cast.project, members=runs, rule="any_unsafe", name="Panel"
-    )
+    panel = make_panel(cast, runs, "any_unsafe", name="Panel")
 
     # Quality: offered, and measured as a run (all five right).
     assert panel in reports.quality_runs(cast.project)
@@ -190,22 +194,30 @@ def test_a_panel_is_a_run_in_quality_disagreements_and_releases(cast) -> None:
     assert judges["Panel"]["records"] == 5 and judges["Panel"]["f1"] == 1.0
 
 
-def test_a_manager_makes_a_panel_from_the_runs_page(cast) -> None:
+def test_a_manager_asks_for_a_panel_and_its_page_follows_the_worker_to_the_end(cast) -> None:
     runs = three_runs(cast)
     url = reverse("judging:panel_new", args=[cast.project.slug])
     client = cast.client_for("manager")
 
     offered = client.get(url).context["form"].fields["members"].queryset
     response = client.post(url, {"members": [r.pk for r in runs[:2]], "rule": "majority"})
+    panel = JudgeRun.objects.get(source=JudgeRun.Source.PANEL)
+    waiting = client.get(response["Location"]).content.decode()
+    panel_compute(run_id=panel.pk)
+    final = client.get(response["Location"], HTTP_HX_REQUEST="true")
 
     assert set(offered) == set(runs)
-    panel = JudgeRun.objects.get(source=JudgeRun.Source.PANEL)
     assert response.status_code == 302 and response["Location"].endswith(f"/runs/{panel.pk}/")
-    detail = client.get(response["Location"]).content.decode()
-    assert "Majority of the members" in detail and "Judge A" in detail
+    assert "Majority of the members" in waiting and "Judge A" in waiting
+    assert "Waiting for a worker" in waiting and "0 of 5 records combined" in waiting
+    assert f'hx-get="{response["Location"]}"' in waiting
+    # The poll's last answer: the final figures, and htmx stops polling.
+    assert final.status_code == 286
+    assert "5 of 5 records combined" in final.content.decode()
+    assert "hx-get" not in final.content.decode().split('id="run-verdicts"')[0]
 
 
-def test_managers_make_panels_through_the_api_and_reviewers_read_them(cast) -> None:
+def test_managers_ask_for_panels_through_the_api_and_reviewers_follow_them(cast) -> None:
     runs = three_runs(cast)
     url = reverse("judging_api:panel_list", args=[cast.project.slug])
     body = {"runs": [r.pk for r in runs], "rule": "any_unsafe", "name": "API panel"}
@@ -214,15 +226,20 @@ def test_managers_make_panels_through_the_api_and_reviewers_read_them(cast) -> N
         persona: api_for(getattr(cast, persona)).post(url, body, format="json").status_code
         for persona in ("annotator", "author", "reviewer")
     }
-    made = api_for(cast.manager).post(url, body, format="json")
+    accepted = api_for(cast.manager).post(url, body, format="json")
     single = api_for(cast.manager).post(url, {**body, "runs": [runs[0].pk]}, format="json")
+    panel_compute(run_id=accepted.json()["id"])
+    followed = api_for(cast.reviewer).get(accepted["Location"])
     listed = api_for(cast.reviewer).get(url)
 
     assert refused == {"annotator": 403, "author": 403, "reviewer": 403}
-    assert made.status_code == 201
-    assert made.json()["rule"] == "any_unsafe" and made.json()["members"] == [r.pk for r in runs]
-    assert made.json()["source"] == "panel" and made.json()["valid_count"] == 5
+    assert accepted.status_code == 202
+    assert accepted.json()["rule"] == "any_unsafe"
+    assert accepted.json()["members"] == [r.pk for r in runs]
+    assert accepted.json()["source"] == "panel" and accepted.json()["state"] == "pending"
+    assert (accepted.json()["total"], accepted.json()["done"]) == (5, 0)
     assert single.status_code == 400
+    assert followed.json()["outcome"] == "finished" and followed.json()["valid_count"] == 5
     assert [panel["name"] for panel in listed.json()["results"]] == ["API panel"]
 
 
