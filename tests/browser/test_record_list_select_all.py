@@ -9,28 +9,17 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from curation.models import Record
-from judging.models import Disagreement
-from tests.annotation.annotators import make_records
 from tests.browser.conftest import TIMEOUT_MS, PageEvents
 from tests.conftest import Cast
 from tests.factories import PASSWORD
+from tests.judging.matching_records import open_requests, unlabelled_over_two_pages
 
 pytestmark = pytest.mark.browser
 
 
-def sent_to_adjudication() -> set[int]:
-    return set(
-        Disagreement.objects.filter(
-            kind=Disagreement.Kind.REQUESTED, state=Disagreement.State.OPEN
-        ).values_list("record_id", flat=True)
-    )
-
-
 @pytest.fixture
 def unlabelled(cast: Cast) -> list[Record]:
-    """30 records without a gold label, two pages of 25, among 5 with one."""
-    make_records(cast.project, 5)
-    return make_records(cast.project, 30, gold_label="")
+    return unlabelled_over_two_pages(cast.project)
 
 
 def test_a_manager_sends_every_match_of_two_pages_to_adjudication_by_keyboard(
@@ -56,14 +45,14 @@ def test_a_manager_sends_every_match_of_two_pages_to_adjudication_by_keyboard(
 
     expect(page.get_by_role("heading", level=1)).to_have_text("Act on all 30 records that match")
     expect(page.get_by_role("status")).to_contain_text("30 records match these filters")
-    assert sent_to_adjudication() == set()
+    assert open_requests() == set()
     page.get_by_role("button", name="Apply to all 30 records").click()
 
     expect(page.get_by_role("status").filter(has_text="sent to adjudication")).to_contain_text(
         "30 records sent to adjudication."
     )
     expect(page).to_have_url(re.compile(r"gold_label=none&per_page=25$"))
-    assert sent_to_adjudication() == {r.pk for r in unlabelled}
+    assert open_requests() == {r.pk for r in unlabelled}
     assert page_events.errors == []
     assert page_events.console_errors == []
 
@@ -86,7 +75,7 @@ def test_unticking_a_record_goes_back_to_the_records_ticked(
     expect(page.get_by_role("status").filter(has_text="sent to adjudication")).to_contain_text(
         "24 records sent to adjudication."
     )
-    assert len(sent_to_adjudication()) == 24
+    assert len(open_requests()) == 24
     assert page_events.errors == []
     assert page_events.console_errors == []
 

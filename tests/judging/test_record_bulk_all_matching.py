@@ -18,6 +18,7 @@ from tests.annotation.annotators import label_next, make_records
 from tests.conftest import Cast
 from tests.factories import ProjectFactory, RecordFactory
 from tests.judging.judge_runs import make_connection
+from tests.judging.matching_records import open_requests, unlabelled_over_two_pages
 
 pytestmark = pytest.mark.django_db
 
@@ -28,19 +29,9 @@ def filters(project, query: str) -> dict:
     return form.cleaned_data
 
 
-def open_requests() -> set[int]:
-    return set(
-        Disagreement.objects.filter(
-            kind=Disagreement.Kind.REQUESTED, state=Disagreement.State.OPEN
-        ).values_list("record_id", flat=True)
-    )
-
-
 @pytest.fixture
 def unlabelled(cast: Cast) -> list[Record]:
-    """30 records without a gold label among 5 with one: more than a page of 25."""
-    make_records(cast.project, 5)
-    return make_records(cast.project, 30, gold_label="")
+    return unlabelled_over_two_pages(cast.project)
 
 
 def test_acting_on_all_that_match_reaches_every_page_and_nothing_else(
