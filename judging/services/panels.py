@@ -1,6 +1,6 @@
 """Panels: several runs over the same records combined into one verdict per record.
 
-A panel is a run (`JudgeRun.Source.PANEL`) whose verdicts are computed here, when it is made,
+A panel is a run (`JudgeRun.Source.PANEL`) whose verdicts are computed here, by a worker,
 from its members' verdicts on the records every member judged. Two rules:
 
 - **majority**: the label more of the members' valid answers give; a tie (one safe and one
