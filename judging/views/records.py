@@ -30,7 +30,7 @@ from judging.record_list import (
     run_choices,
     shown_runs,
 )
-from judging.services.record_actions import BulkOutcome, records_bulk_apply
+from judging.services.record_actions import BulkAction, BulkOutcome, records_bulk_apply
 
 
 @require_GET
@@ -138,11 +138,10 @@ def _bulk_done(outcome: BulkOutcome, *, expected: int | None = None) -> str:
     else:
         done = f"{records} sent to adjudication."
     if outcome.matched is not None and n != outcome.matched:
-        skipped = (
-            "the judge takes only records linked to a task"
-            if outcome.run is not None
-            else "the others were waiting for adjudication already"
-        )
+        skipped = {
+            BulkAction.JUDGE: "the judge takes only records linked to a task",
+            BulkAction.ADJUDICATE: "the others were waiting for adjudication already",
+        }.get(outcome.action, "the others needed nothing done")
         done += f" The filters matched {outcome.matched:,}: {skipped}."
     if outcome.matched is not None and expected is not None and expected != outcome.matched:
         done += f" When you confirmed they matched {expected:,}: the records changed since."
