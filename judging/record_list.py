@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from django.db.models import F, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.db.models.lookups import GreaterThanOrEqual, LessThan
 
 from curation.errors import DomainError
@@ -74,7 +74,7 @@ def listed_records(project: Project, filters: dict[str, Any]) -> QuerySet[Record
     return records
 
 
-def _conditions(project: Project, filters: dict[str, Any]) -> list[Q]:
+def _conditions(project: Project, filters: dict[str, Any]) -> list[Q | Exists]:
     needed = F("extra_labels") + project.overlap
     by_labels = {
         "none": Q(annotation_count=0),
@@ -91,7 +91,10 @@ def _conditions(project: Project, filters: dict[str, Any]) -> list[Q]:
         label = "" if filters["final"] == "none" else filters["final"]
         conditions.append(selectors.final_condition(project, label))
     if filters["disputed"]:
-        disputed = Q(pk__in=_open_disagreements(project).values("record_id"))
+        # EXISTS rather than IN: PostgreSQL then plans "not disputed" as an anti-join of the
+        # two indexes instead of probing a hash of every open disagreement once per record
+        # (about a third faster over 100,000 records, docs/benchmarks.md).
+        disputed = Exists(_open_disagreements(project).filter(record_id=OuterRef("pk")))
         conditions.append(disputed if filters["disputed"] == "yes" else ~disputed)
     if filters["run"] and filters["verdict"]:
         conditions.append(_verdict_condition(filters["run"], filters["verdict"]))
