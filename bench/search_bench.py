@@ -30,6 +30,7 @@ from django.conf import settings
 from django.db import connection
 
 # record_list_bench sets Django up as it is imported: it comes before the models.
+from bench.processes import CpuMeter
 from bench.record_list_bench import filled_project, reviewer_client, time_case
 from curation.models import Project, RecordSearchText
 from curation.services.search import search_index_update
@@ -110,25 +111,14 @@ class BackendClock:
     INTERVAL = 0.1
 
     def __init__(self, database: str) -> None:
-        self.marker = f" {database} "
+        self.database = database
         self.start = self.read()
         self.latest = dict(self.start)
         self.done = threading.Event()
         self.thread = threading.Thread(target=self.sample, daemon=True)
 
     def read(self) -> dict[int, float]:
-        ticks = os.sysconf("SC_CLK_TCK")
-        found = {}
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
-                stat = Path(f"/proc/{pid}/stat").read_text()
-            except OSError:
-                continue
-            if command.startswith(b"postgres:") and self.marker.encode() in command:
-                fields = stat[stat.rindex(")") + 2 :].split()
-                found[int(pid)] = (int(fields[11]) + int(fields[12])) / ticks
-        return found
+        return CpuMeter(roots=[], database=self.database).now()[1]
 
     def sample(self) -> None:
         while not self.done.wait(self.INTERVAL):
@@ -145,7 +135,7 @@ class BackendClock:
 
     @property
     def seconds(self) -> float:
-        return sum(cpu - self.start.get(pid, 0.0) for pid, cpu in self.latest.items())
+        return CpuMeter.database_seconds(self.start, self.latest)
 
 
 def report_searches(project: Project, args: argparse.Namespace) -> None:
