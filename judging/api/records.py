@@ -82,8 +82,9 @@ LIST_PARAMETERS = [_parameter(name, field) for name, field in RecordListForm.bas
 FILTER_PARAMETERS = [p for p in LIST_PARAMETERS if p.name in FILTERS]
 
 
-def _valid_form(request: Request, project: Any) -> RecordListForm:
-    form = RecordListForm.of_project(project, request.query_params)
+def _valid_form(request: Request, runs: list[tuple[int, str]]) -> RecordListForm:
+    """The list's filters in the query string, checked against the project's `runs`."""
+    form = RecordListForm(request.query_params, runs=runs)
     if not form.is_valid():
         errors = form.errors.get_json_data()
         raise ValidationError(
@@ -112,7 +113,7 @@ class RecordList(ProjectScoped, generics.ListAPIView):
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         project = self.access.project
         runs = run_choices(project)
-        filters = _valid_form(request, project).cleaned_data
+        filters = _valid_form(request, runs).cleaned_data
         self.paginator.page_size = filters["per_page"]
         page_ids = self.paginate_queryset(
             listed_records(project, filters).values_list("id", flat=True)
@@ -175,7 +176,7 @@ class RecordBulk(ProjectScoped, APIView):
                 raise ValidationError({"judge": ["No such judge in this project."]})
         chosen: dict[str, Any] = {"record_ids": data.get("records")}
         if data["all_matching"]:
-            chosen = {"matching": _valid_form(request, project).cleaned_data}
+            chosen = {"matching": _valid_form(request, run_choices(project)).cleaned_data}
         outcome = records_bulk_apply(
             actor=request.user,
             project=project,
