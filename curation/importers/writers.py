@@ -11,11 +11,13 @@ service holds a per-project lock, so no other import can add the same ids meanwh
 
 from __future__ import annotations
 
+import queue
+import threading
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import orjson
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
@@ -24,6 +26,7 @@ from curation.models import ImportBatch, Record, RecordSearchText
 from curation.search_text import FTS_TABLE, search_text_of
 
 if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
     from psycopg import Copy
 
 
@@ -181,6 +184,11 @@ class ExecuteManyWriter:
     The records' words go into the FTS5 index at once, from the records in hand: the job that
     indexes them after an import would read and parse every record again, which took three
     times as long as indexing the text itself.
+
+    The statements run in a thread of their own, on the import's connection, while the
+    importer parses the next chunk: SQLite has no server process to work on the other core, as
+    PostgreSQL has, and sqlite3 lets go of the GIL while SQLite writes. One chunk at most waits
+    for the thread, so that memory holds two chunks, not the whole import.
     """
 
     BATCH_SIZE = 2000
@@ -194,6 +202,13 @@ class ExecuteManyWriter:
         self.rows: list[tuple[object, ...]] = []
         self.texts: list[str] = []
         self.written = 0
+        self.chunks: queue.Queue[tuple[list[tuple[object, ...]], list[str]] | None] = queue.Queue(
+            maxsize=1
+        )
+        self.error: BaseException | None = None
+        self.thread: threading.Thread | None = None
+        # Django's connection of this thread, which the writing thread borrows.
+        self.connection = connections[DEFAULT_DB_ALIAS]
 
     def write(self, row: RecordRow) -> None:
         record = row.record
@@ -231,25 +246,41 @@ class ExecuteManyWriter:
             )
         )
         if len(self.rows) >= self.BATCH_SIZE:
-            self.pause()
+            self._send()
 
-    def pause(self) -> None:
+    def _send(self) -> None:
+        """Hand the chunk in hand to the writing thread, started with the first."""
         if not self.rows:
             return
-        with connection.cursor() as cursor:
-            cursor.executemany(_INSERT_RECORD, self.rows)
-            # The transaction holds SQLite's one write lock (Django's IMMEDIATE mode, see
-            # config/settings.py) and the table's ids come from AUTOINCREMENT: the rows just
-            # inserted have the ids up to the last one, one after the other.
-            cursor.execute("SELECT last_insert_rowid()")
-            (last_id,) = cursor.fetchone()
-            ids = range(last_id - len(self.rows) + 1, last_id + 1)
-            cursor.executemany(_INSERT_WORDS, list(zip(ids, self.texts, strict=True)))
-            project_id = self.batch.project_id
-            cursor.executemany(_INSERT_SEARCHABLE, [(pk, project_id) for pk in ids])
-        self.written += len(self.rows)
+        if self.thread is None:
+            self.connection.inc_thread_sharing()
+            self.thread = threading.Thread(target=self._write_chunks, daemon=True)
+            self.thread.start()
+        self._raise_error()
+        self.chunks.put((self.rows, self.texts))
         self.rows = []
         self.texts = []
+
+    def _write_chunks(self) -> None:
+        while (chunk := self.chunks.get()) is not None:
+            try:
+                if self.error is None:
+                    self.written += _insert_chunk(self.connection, self.batch.project_id, *chunk)
+            except BaseException as error:
+                # Raised again in the importer's thread, whose transaction then rolls back.
+                self.error = error
+            finally:
+                self.chunks.task_done()
+
+    def pause(self) -> None:
+        """Wait until every row is written: the connection is the caller's again."""
+        self._send()
+        if self.thread is not None:
+            self.chunks.put(None)
+            self.thread.join()
+            self.thread = None
+            self.connection.dec_thread_sharing()
+        self._raise_error()
 
     def finish(self) -> int:
         self.pause()
@@ -258,6 +289,34 @@ class ExecuteManyWriter:
     def abandon(self) -> None:
         self.rows = []
         self.texts = []
+        if self.thread is not None:
+            # What waits is dropped unwritten: the caller rolls back what was written.
+            self.error = self.error or ImportAbandoned()
+            self.chunks.put(None)
+            self.thread.join()
+            self.thread = None
+            self.connection.dec_thread_sharing()
+
+    def _raise_error(self) -> None:
+        if self.error is not None:
+            raise self.error
+
+
+def _insert_chunk(
+    database: BaseDatabaseWrapper, project_id: int, rows: list[tuple[object, ...]], texts: list[str]
+) -> int:
+    """Insert a chunk's records, their words and their search rows; return how many."""
+    with database.cursor() as cursor:
+        cursor.executemany(_INSERT_RECORD, rows)
+        # The transaction holds SQLite's one write lock (Django's IMMEDIATE mode, see
+        # config/settings.py) and the table's ids come from AUTOINCREMENT: the rows just
+        # inserted have the ids up to the last one, one after the other.
+        cursor.execute("SELECT last_insert_rowid()")
+        (last_id,) = cursor.fetchone()
+        ids = range(last_id - len(rows) + 1, last_id + 1)
+        cursor.executemany(_INSERT_WORDS, list(zip(ids, texts, strict=True)))
+        cursor.executemany(_INSERT_SEARCHABLE, [(pk, project_id) for pk in ids])
+    return len(rows)
 
 
 _INSERT_RECORD = (
