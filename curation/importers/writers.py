@@ -334,10 +334,12 @@ def index_kept_words(*, project_id: int) -> None:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT min(record_id), max(record_id) FROM {_KEPT_WORDS}")  # noqa: S608
         first, last = cursor.fetchone()
-        for start in range(first or 0, (last or -1) + 1, WORDS_CHUNK):
-            with transaction.atomic():
-                cursor.execute(_INDEX_KEPT_WORDS, [start, start + WORDS_CHUNK - 1])
-                cursor.execute(_MARK_SEARCHABLE, [project_id, start, start + WORDS_CHUNK - 1])
+        if first is not None:
+            for start in range(first, last + 1, WORDS_CHUNK):
+                end = start + WORDS_CHUNK - 1
+                with transaction.atomic():
+                    cursor.execute(_INDEX_KEPT_WORDS, [start, end])
+                    cursor.execute(_MARK_SEARCHABLE, [project_id, start, end])
         cursor.execute(_FORGET_KEPT_WORDS)
 
 

@@ -22,6 +22,7 @@ django.setup()
 from django.core.management import call_command
 
 call_command("migrate", verbosity=0)
+from curation.importers import writers
 from curation.importers.writers import ExecuteManyWriter
 from curation.models import Record
 from curation.selectors import record_search
@@ -31,6 +32,8 @@ from curation.services.projects import project_create
 # Chunks of 7 records: the writing thread writes many, and stops while the importer creates
 # each new category and scenario.
 ExecuteManyWriter.BATCH_SIZE = 7
+# And their words indexed in transactions of 20 records, once they are stored.
+writers.WORDS_CHUNK = 20
 project = project_create(actor=None, name="Embedded", slug="embedded")
 batches = [import_path(actor=None, project=project, path=path) for path in sys.argv[1:]]
 records = Record.objects.filter(project=project)
