@@ -23,7 +23,10 @@ Then, --runs times each (medians printed):
 4. eight annotators at once for --seconds: pairs a second, p50 and p95; afterwards no record may
    have more than k labels.
 Meanwhile the resident memory of the server's and the worker's process trees is sampled every
-0.2 s: the peak of their sum, and the sum when idle before the first run and after the last.
+0.2 s: the peak of their sum, and the sum when idle before the first run and after the last;
+each process's own is printed too, idle, after each upload's import, after each run's eight
+annotators and idle at the end, to show which process keeps what. The upload's figures say
+when the server answered it (the file received and saved) as well as when it was stored.
 The CPU time a pair takes is measured too (bench/processes.py): in the server's and the
 worker's trees (SQLite's work included), in PostgreSQL's server processes for the database,
 and in this client. The load average is printed with each run: the machine may be shared, and
@@ -51,7 +54,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from processes import CpuMeter, MemorySampler  # noqa: E402
+from processes import CpuMeter, MemorySampler, process_table, trees  # noqa: E402
 
 VENV = Path(os.environ.get("VENV", ROOT / ".venv"))
 PYTHON = str(VENV / "bin" / "python")
@@ -115,19 +118,21 @@ def main() -> None:
         with upload.open("wb") as out:
             for part in sorted(data.glob("*.jsonl")):
                 out.write(part.read_bytes())
-        with stack(args, folder) as (url, env, trees):
+        with stack(args, folder) as (url, env, trees_of_stack):
             keys = json.loads(
                 manage(env, "shell", "-c", SETUP % {"runs": args.runs, "k": K}).splitlines()[-1]
             )
-            memory = MemorySampler(trees)
+            memory = MemorySampler(trees_of_stack)
             database = args.database_url.rsplit("/", 1)[1] if args.stack == "postgres" else None
-            cpu = CpuMeter(trees, database)
+            cpu = CpuMeter(trees_of_stack, database)
             time.sleep(3)
             idle_before = memory.now()
+            resident = {"idle": resident_by_process(trees_of_stack)}
             results = []
             for run in range(args.runs):
                 result = {"load": os.getloadavg()[0]}
                 result.update(import_by_upload(url, keys["manager"], env, f"upload-{run}", upload))
+                resident[f"run {run + 1}, after the upload"] = resident_by_process(trees_of_stack)
                 result.update(import_by_command(env, f"command-{run}", data))
                 result["one"] = cpu_per_pair(
                     cpu, one_annotator, url, keys["annotators"][0], f"command-{run}", args
@@ -135,6 +140,7 @@ def main() -> None:
                 result["eight"] = cpu_per_pair(
                     cpu, eight_annotators, url, keys["annotators"], f"upload-{run}", args
                 )
+                resident[f"run {run + 1}, after 8 annotators"] = resident_by_process(trees_of_stack)
                 result["over_k"] = (
                     int(manage(env, "shell", "-c", OVER_K % f"upload-{run}").split()[-1]) > K
                 )
@@ -143,8 +149,10 @@ def main() -> None:
                 print(f"run {run + 1}: {json.dumps(result)}", file=sys.stderr)
             time.sleep(10)
             idle_after = memory.now()
+            resident["idle after"] = resident_by_process(trees_of_stack)
             memory.stop()
             report(args, results, idle_before, idle_after, memory.peak)
+            report_resident(resident)
 
 
 @contextmanager
@@ -319,6 +327,8 @@ def import_by_upload(url: str, key: str, env: dict, slug: str, upload: Path) -> 
         f"multipart/form-data; boundary={boundary}",
     )
     assert status == 202, (status, batch)
+    # The upload sent, parsed by the server and saved; the worker's part follows.
+    accepted = time.perf_counter() - started
     stored = None
     while True:
         status, batch = call(url, key, "GET", f"/api/projects/{slug}/imports/{batch['id']}/")
@@ -331,6 +341,7 @@ def import_by_upload(url: str, key: str, env: dict, slug: str, upload: Path) -> 
             break
         time.sleep(0.1)
     return {
+        "upload_accepted_s": accepted,
         "upload_stored_s": stored,
         "upload_rate": batch["created_count"] / stored,
         "upload_searchable_s": searchable,
@@ -432,6 +443,31 @@ def summary(times: list[float], seconds: float | None) -> dict:
     return result
 
 
+def resident_by_process(roots: list[int]) -> dict[str, float]:
+    """Each process of the trees by what it runs, with its resident memory in MB: which
+    process keeps what after a job."""
+    table = process_table()
+    resident = {}
+    for pid in sorted(trees(table, roots)):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        name = " ".join(Path(part.decode()).name for part in command[:3] if part)
+        resident[f"{pid} {name}"] = table[pid].rss / 2**20
+    return resident
+
+
+def report_resident(resident: dict[str, dict[str, float]]) -> None:
+    """A table of each process's resident memory at each moment sampled."""
+    processes = list(dict.fromkeys(name for sample in resident.values() for name in sample))
+    print("  resident memory by process, MB:")
+    print("    " + " | ".join(["moment", *processes]))
+    for moment, sample in resident.items():
+        cells = [f"{sample[name]:.0f}" if name in sample else "-" for name in processes]
+        print("    " + " | ".join([moment, *cells]))
+
+
 def report(args, results, idle_before, idle_after, peak) -> None:
     def median(*keys: str) -> float:
         values = []
@@ -452,7 +488,8 @@ def report(args, results, idle_before, idle_after, peak) -> None:
     print(
         f"{args.stack} stack, {args.records:,} records, {len(results)} runs (medians), load "
         f"average {median('load'):.1f}:\n"
-        f"  import by upload: stored in {median('upload_stored_s'):.1f} s "
+        f"  import by upload: accepted in {median('upload_accepted_s'):.1f} s, "
+        f"stored in {median('upload_stored_s'):.1f} s "
         f"({median('upload_rate'):,.0f} records/s), searchable after "
         f"{median('upload_searchable_s'):.1f} s\n"
         f"  import by command: {median('command_s'):.1f} s ({median('command_rate'):,.0f} "

@@ -5,6 +5,9 @@ folder in between takes the empty file, cannot decode it and stops ("Unrecoverab
 JSONDecodeError", celery/kombu#1551): the benchmark's eight annotators, whose every label sends
 the judging app a job, stopped the embedded worker within a minute. Here a message is written
 in a folder beside the queue and renamed into it, which one file system does at once.
+
+A worker looks for new messages ten times a second rather than kombu's once, so that a job
+starts within a tenth of a second of being sent.
 """
 
 from __future__ import annotations
@@ -33,3 +36,7 @@ class Channel(filesystem.Channel):
 
 class Transport(filesystem.Transport):
     Channel = Channel
+    # How long an idle worker sleeps before it lists the queue folder again; kombu's default
+    # is a second, which an upload, and every other job, waited half of on average before a
+    # worker took it. A listing of the folder costs microseconds.
+    polling_interval = 0.1

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import ctypes
 import os
 
 from celery import Celery, signals
@@ -31,3 +32,17 @@ def _refuse_debug(**kwargs: object) -> None:
             "A Celery worker does not run with DEBUG on: Django would keep every SQL statement "
             "it runs in memory. Start it with DEBUG=false."
         )
+
+
+@signals.task_postrun.connect
+def _return_freed_memory(**kwargs: object) -> None:
+    # Python hands a finished job's objects back to the C allocator, which keeps the freed
+    # pages of its heap for later rather than give them back: a worker process that imported
+    # 50,000 records stayed 60 MB larger for the rest of its life. glibc's malloc_trim gives
+    # them back; it takes microseconds, so it runs after every job.
+    if _malloc_trim is not None:
+        _malloc_trim(0)
+
+
+# None where the C library has no malloc_trim (macOS, musl): its allocator is left as it is.
+_malloc_trim = getattr(ctypes.CDLL(None), "malloc_trim", None)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 from queue import Empty
+from time import monotonic
 from typing import Any
 
 from kombu import Connection
@@ -19,7 +20,11 @@ BODY = "x" * 4_000_000
 
 
 def channel_on(queue: Path) -> tuple[Connection, Any]:
-    options = {"data_folder_in": str(queue), "data_folder_out": str(queue)}
+    options = {
+        "data_folder_in": str(queue),
+        "data_folder_out": str(queue),
+        "control_folder": str(queue.parent / "control"),
+    }
     connection = Connection(
         "filesystem://localhost//", transport=Transport, transport_options=options
     )
@@ -57,3 +62,22 @@ def test_a_worker_receives_every_message_whole_while_they_are_being_sent(tmp_pat
 
     assert failures == []
     assert received == [(n, True) for n in range(MESSAGES)]
+
+
+def test_a_waiting_worker_takes_a_job_within_a_fraction_of_a_second(tmp_path: Path) -> None:
+    queue = tmp_path / "queue"
+    queue.mkdir()
+    connection, _ = channel_on(queue)
+    waits = []
+    with connection, connection.SimpleQueue("jobs") as jobs:
+        for n in range(3):
+            sender = threading.Timer(0.25, lambda n=n: jobs.put({"n": n, "sent": monotonic()}))
+            sender.start()
+            # Waits as a worker does: it polls the folder, sleeping between looks.
+            message = jobs.get(timeout=10)
+            waits.append(monotonic() - message.payload["sent"])
+            message.ack()
+            sender.join()
+
+    # kombu's own transport looks once a second: 0.75 s after a job sent a quarter second in.
+    assert sorted(waits)[1] < 0.4

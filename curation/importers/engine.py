@@ -82,8 +82,9 @@ class ImportReport:
     evaluations: list[ScoredFile] = field(default_factory=list)
     # Names of the ToolEmu toolkits read (from all_toolkits.json).
     toolkits: list[str] = field(default_factory=list)
-    # Whether the new records were indexed for the text search with them (SQLite).
-    searchable: bool = False
+    # Whether the new records' words wait on the import's connection, to be indexed once the
+    # records are stored (SQLite: importers.writers.index_kept_words).
+    words_kept: bool = False
 
 
 def import_records(
@@ -217,7 +218,7 @@ class _Importer:
             raise ImportFailed(self.problems.items)
         report = self.report
         report.created_count = self.writer.finish()
-        report.searchable = self.writer.indexes_search
+        report.words_kept = self.writer.keeps_words
         report.toolkits = self._store_toolkits()
         report.existing_count = report.record_count - report.created_count
         report.category_counts = dict(sorted(self.categories.items()))

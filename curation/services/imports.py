@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from curation.errors import DomainError
@@ -20,6 +20,7 @@ from curation.importers import (
     Problem,
     import_records,
 )
+from curation.importers.writers import index_kept_words
 from curation.jobs import job_send_after_commit
 from curation.models import ImportBatch, ImportFormat, Project
 from curation.progress import ProgressPublisher, progress_clear, progress_read
@@ -148,6 +149,10 @@ def _run(batch_id: int, *, source: Path | None) -> ImportBatch:
             # Another worker holds the batch (a duplicate delivery of the task): leave it be.
             return ImportBatch.objects.get(pk=batch_id)
         if batch.is_finished:
+            if _stored_but_not_searchable(batch):
+                # A run that stopped between storing the records and indexing their words
+                # (SQLite) took the words with it: the job indexes them from the records.
+                search_index_update_later(project_id=batch.project_id)
             return batch
         lock_project_for_import(batch.project_id)
         batch.state = ImportBatch.State.RUNNING
@@ -157,6 +162,7 @@ def _run(batch_id: int, *, source: Path | None) -> ImportBatch:
             missing = Problem(batch.source_name, None, "", "this import has no uploaded file")
             _finish_failed(batch, [missing])
             return batch
+        words_kept = False
         try:
             # A savepoint: on failure the records go, the lock on the batch stays.
             with transaction.atomic():
@@ -183,18 +189,38 @@ def _run(batch_id: int, *, source: Path | None) -> ImportBatch:
             _finish_failed(batch, [problem])
         else:
             _finish_succeeded(batch, report)
+            words_kept = report.words_kept
     progress_clear(PROGRESS_KIND, batch.pk)
     if batch.state == ImportBatch.State.FAILED and batch.upload:
         # Nothing of it was kept; after the commit, so that a worker that died before it
         # finds its upload again.
         batch.upload.delete(save=True)
-    if (
-        batch.state == ImportBatch.State.SUCCEEDED
-        and batch.created_count
-        and batch.searchable_at is None
-    ):
-        search_index_update_later(project_id=batch.project_id)
+    if _stored_but_not_searchable(batch):
+        _index_new_records(batch, words_kept=words_kept)
     return batch
+
+
+def _stored_but_not_searchable(batch: ImportBatch) -> bool:
+    return (
+        batch.state == ImportBatch.State.SUCCEEDED
+        and bool(batch.created_count)
+        and batch.searchable_at is None
+    )
+
+
+def _index_new_records(batch: ImportBatch, *, words_kept: bool) -> None:
+    """Have the text search find the batch's new records: at once from the words the import
+    kept (SQLite), else by a job."""
+    if words_kept:
+        try:
+            index_kept_words(project_id=batch.project_id)
+        except DatabaseError:
+            logger.exception("Import batch %s: its words were not indexed; a job will", batch.pk)
+        else:
+            batch.searchable_at = timezone.now()
+            batch.save(update_fields=["searchable_at"])
+            return
+    search_index_update_later(project_id=batch.project_id)
 
 
 def _finish_succeeded(batch: ImportBatch, report: ImportReport) -> None:
@@ -209,8 +235,6 @@ def _finish_succeeded(batch: ImportBatch, report: ImportReport) -> None:
     batch.duplicate_groups = report.duplicate_groups
     batch.evaluation_counts = _evaluation_counts(report)
     batch.errors = []
-    if report.searchable:
-        batch.searchable_at = batch.finished_at
     batch.save()
     record_changes_hold(batch, report.changed)
     audit_log(
