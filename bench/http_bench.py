@@ -23,7 +23,8 @@ Then, --runs times each (medians printed):
 4. eight annotators at once for --seconds: pairs a second, p50 and p95; afterwards no record may
    have more than k labels.
 Meanwhile the resident memory of the server's and the worker's process trees is sampled every
-0.2 s: the peak of their sum, and the sum when idle before the first run and after the last;
+0.2 s: the peak of their sum, the sum when idle before the first run and after the last, and
+at the end of each run (a process that kept a job's data would grow from run to run);
 each process's own is printed too, idle, after each upload's import, after each run's eight
 annotators and idle at the end, to show which process keeps what. The upload's figures say
 when the server answered it (the file received and saved) as well as when it was stored.
@@ -500,7 +501,9 @@ def report(args, results, idle_before, idle_after, peak) -> None:
         f"{median('eight', 'p50_ms'):.0f} ms, p95 {median('eight', 'p95_ms'):.0f} ms; "
         f"{cpu('eight')}; a record over k: {any(r['over_k'] for r in results)}\n"
         f"  memory of the server and worker trees: idle {idle_before:.0f} MB, peak "
-        f"{peak:.0f} MB, idle after {idle_after:.0f} MB"
+        f"{peak:.0f} MB, idle after {idle_after:.0f} MB; at the end of each run "
+        + ", ".join(f"{result['memory_after_mb']:.0f}" for result in results)
+        + " MB"
     )
 
 
