@@ -4,9 +4,10 @@
 On PostgreSQL, filled after an import commits rather than by the import: keeping a text index
 of every record's words up to date costs more than the rest of an import (see
 docs/benchmarks.md), and records can be browsed and labelled while their text is indexed. On
-SQLite the import writes each record's words itself (`curation/importers/writers.py`), so that
-the embedded default finds records as soon as they are stored, with no job to wait for; this
-module then indexes only what was stored some other way.
+SQLite the import keeps each record's words as it writes the record and indexes them itself
+right after the records are stored (`curation/importers/writers.py`, index_kept_words), so that
+the embedded default finds records seconds after they are stored, with no job to wait for;
+this module then indexes only what was stored some other way, or what a stopped worker left.
 """
 
 from __future__ import annotations
