@@ -65,8 +65,9 @@ class LeaseClaim(AnnotatorScoped):
     have not labelled or skipped, with a free place, closest to completion first."""
 
     def post(self, request: Request, slug: str) -> Response:
-        lease_next_record(project=self.access.project, annotator=request.user)
-        return self.lease_response(selectors.live_lease(self.access.project, request.user))
+        return self.lease_response(
+            lease_next_record(project=self.access.project, annotator=request.user)
+        )
 
 
 @extend_schema(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
 from annotation.models import Lease
 from tests.annotation.annotators import add_annotator, counts, make_records
 from tests.conftest import Cast
@@ -50,6 +53,28 @@ def test_claiming_again_returns_the_same_lease_and_the_current_lease_is_readable
     current = client.get(f"{base(cast)}/lease/").json()
 
     assert first["id"] == again["id"] == current["id"]
+
+
+def test_a_claim_answers_the_lease_as_reading_it_back_does(cast: Cast) -> None:
+    # The first claim is the one statement that also reads the record; the second finds the
+    # live lease and reads the record apart; both must answer what the lease's own read does.
+    make_records(cast.project, 2)
+    client = token_client(cast.annotator)
+
+    with CaptureQueriesContext(connection) as claiming:
+        claimed = post(client, f"{base(cast)}/claim/").json()
+    # The record is read once, by the claim itself: not again for the answer, nor field by field.
+    record_reads = [
+        query for query in claiming.captured_queries if "curation_record" in query["sql"]
+    ]
+    claimed_again = post(client, f"{base(cast)}/claim/").json()
+    current = client.get(f"{base(cast)}/lease/").json()
+
+    assert len(record_reads) == 1
+    assert claimed == current
+    assert claimed_again == current
+    assert current["record"]["category"] and current["record"]["scenario"]
+    assert current["record"]["profile"] and current["record"]["goal"]
 
 
 def test_submit_creates_the_label_and_the_next_claim_moves_on(cast: Cast) -> None:
