@@ -106,7 +106,10 @@ class LeaseSubmit(AnnotatorScoped):
         )
         label.is_valid(raise_exception=True)
         annotation = annotation_submit(lease=lease, actor=request.user, label=label.to_label())
-        return Response(AnnotationSerializer(annotation).data, status=status.HTTP_201_CREATED)
+        answer = AnnotationSerializer(
+            annotation, context={"risk_types": label.validated_data.get("risk_types", [])}
+        )
+        return Response(answer.data, status=status.HTTP_201_CREATED)
 
 
 @extend_schema(
@@ -173,4 +176,7 @@ class MyAnnotationDetail(AnnotatorScoped, generics.RetrieveAPIView):
             label=edit.to_label(),
             version=edit.validated_data["version"],
         )
-        return Response(AnnotationSerializer(annotation).data)
+        answer = AnnotationSerializer(
+            annotation, context={"risk_types": edit.validated_data.get("risk_types", [])}
+        )
+        return Response(answer.data)

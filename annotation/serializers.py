@@ -112,7 +112,7 @@ class AnnotationRecordSerializer(serializers.ModelSerializer):
 
 class AnnotationSerializer(serializers.ModelSerializer):
     record = AnnotationRecordSerializer(read_only=True)
-    risk_types = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+    risk_types = serializers.SerializerMethodField()
     guideline_version = serializers.IntegerField(
         source="guideline_version.number",
         read_only=True,
@@ -139,6 +139,21 @@ class AnnotationSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
         extra_kwargs = {"version": {"help_text": "Send it back with an edit (optimistic lock)."}}
+
+    @extend_schema_field(serializers.ListField(child=serializers.SlugField()))
+    def get_risk_types(self, annotation: Annotation) -> list[str]:
+        # A label just saved comes with the risk types it was given, in the context: reading
+        # them back would cost a query for what the caller holds already.
+        given = self.context.get("risk_types")
+        if given is None:
+            return [risk_type.slug for risk_type in annotation.risk_types.all()]
+        # In the order the query would give them (RiskType's ordering).
+        return [
+            risk_type.slug
+            for risk_type in sorted(
+                given, key=lambda risk_type: (risk_type.position, risk_type.name)
+            )
+        ]
 
 
 class LabelSerializer(serializers.Serializer):

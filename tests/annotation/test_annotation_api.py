@@ -107,6 +107,36 @@ def test_submit_creates_the_label_and_the_next_claim_moves_on(cast: Cast) -> Non
     assert counts(first) == (1, 0)
 
 
+def test_a_submit_and_an_edit_answer_the_label_as_reading_it_back_does(cast: Cast) -> None:
+    make_records(cast.project, 1)
+    client = token_client(cast.annotator)
+    lease = post(client, f"{base(cast)}/claim/").json()
+    # Given out of the risk types' own order, which the answers keep.
+    label = {
+        "verdict": "unsafe",
+        "risk_types": ["data-loss", "privacy-leakage", "computer-security"],
+        "risk_description": "Mails the password.",
+    }
+
+    with CaptureQueriesContext(connection) as submitting:
+        submitted = post(client, f"{base(cast)}/leases/{lease['id']}/submit/", label).json()
+    risk_types_read_back = [
+        query
+        for query in submitting.captured_queries
+        if query["sql"].startswith("SELECT") and "curation_annotation_risk_types" in query["sql"]
+    ]
+    mine = f"{base(cast)}/mine/{submitted['id']}/"
+    read_back = client.get(mine).json()
+    edit = {**label, "risk_types": ["physical-health", "data-loss"], "version": 1}
+    edited = client.put(mine, edit, content_type="application/json").json()
+
+    assert risk_types_read_back == []
+    assert submitted == read_back
+    assert read_back["risk_types"] == ["privacy-leakage", "computer-security", "data-loss"]
+    assert edited == client.get(mine).json()
+    assert edited["risk_types"] == ["physical-health", "data-loss"]
+
+
 def test_an_invalid_label_is_refused_field_by_field(cast: Cast) -> None:
     make_records(cast.project, 1)
     client = token_client(cast.annotator)
