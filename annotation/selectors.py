@@ -61,6 +61,8 @@ ANNOTATION_FIELDS = (
     "record__category",
     "record__scenario",
 )
+# The states of a lease that may still become a label.
+UNFINISHED = (Lease.State.ACTIVE, Lease.State.EXPIRED)
 # The nav's "records left" is counted at most this often per annotator and project: counting
 # reads the whole queue, and every page shows it.
 RECORDS_LEFT_CACHE_SECONDS = 60
@@ -89,10 +91,14 @@ def live_lease(project: Project, annotator: AbstractBaseUser) -> Lease | None:
 
 def own_lease(project: Project, annotator: AbstractBaseUser, lease_id: int) -> Lease | None:
     """One of the annotator's leases that may still become a label (active or expired)."""
-    leases = _leases(project, annotator).filter(
-        pk=lease_id, state__in=[Lease.State.ACTIVE, Lease.State.EXPIRED]
-    )
-    return _first(leases, project)
+    return _first(_leases(project, annotator).filter(pk=lease_id, state__in=UNFINISHED), project)
+
+
+def holds_lease(project: Project, annotator: AbstractBaseUser, lease_id: int) -> bool:
+    """Whether own_lease would find the lease, without reading it or its record."""
+    return Lease.objects.filter(
+        pk=lease_id, project=project, annotator=annotator, state__in=UNFINISHED
+    ).exists()
 
 
 def own_annotations(project: Project, annotator: AbstractBaseUser) -> QuerySet[Annotation]:

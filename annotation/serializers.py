@@ -156,10 +156,12 @@ class AnnotationSerializer(serializers.ModelSerializer):
         ]
 
 
-class LabelSerializer(serializers.Serializer):
-    """A label. Fields the project does not ask for must be left out.
+class LabelFieldsSerializer(serializers.Serializer):
+    """A label's fields, each on its own; the rules that tie them to the project and the record
+    (label_errors) are LabelSerializer's, or the service's. Fields the project does not ask for
+    must be left out.
 
-    Its context names the `project` and the `turn_count` of the record labelled.
+    Its context names the `project`.
     """
 
     verdict = serializers.ChoiceField(choices=SafetyLabel.choices)
@@ -185,29 +187,34 @@ class LabelSerializer(serializers.Serializer):
             project = self.context["project"]
             self.fields["risk_types"].child_relation.queryset = project.risk_types.all()
 
+    def to_label(self) -> Label:
+        return _label_of(self.validated_data)
+
+
+class LabelSerializer(LabelFieldsSerializer):
+    """A label, checked whole (label_errors). Its context names the `project` and the
+    `turn_count` of the record labelled."""
+
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
         errors = label_errors(
             project=self.context["project"],
-            label=self._label(data),
+            label=_label_of(data),
             turn_count=self.context["turn_count"],
         )
         if errors:
             raise serializers.ValidationError(errors)
         return data
 
-    def to_label(self) -> Label:
-        return self._label(self.validated_data)
 
-    @staticmethod
-    def _label(data: dict[str, Any]) -> Label:
-        return Label(
-            verdict=data["verdict"],
-            risk_types=tuple(data.get("risk_types", ())),
-            risk_description=data.get("risk_description", ""),
-            safety_score=data.get("safety_score"),
-            helpfulness_score=data.get("helpfulness_score"),
-            evidence_turns=tuple(data.get("evidence_turns", ())),
-        )
+def _label_of(data: dict[str, Any]) -> Label:
+    return Label(
+        verdict=data["verdict"],
+        risk_types=tuple(data.get("risk_types", ())),
+        risk_description=data.get("risk_description", ""),
+        safety_score=data.get("safety_score"),
+        helpfulness_score=data.get("helpfulness_score"),
+        evidence_turns=tuple(data.get("evidence_turns", ())),
+    )
 
 
 class LabelEditSerializer(LabelSerializer):

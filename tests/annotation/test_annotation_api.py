@@ -155,7 +155,12 @@ def test_an_invalid_label_is_refused_field_by_field(cast: Cast) -> None:
         f"{base(cast)}/leases/{lease['id']}/submit/",
         {"verdict": "unsafe", "safety_score": 2, "evidence_turns": [9]},
     )
-    assert set(response.json()) == {"risk_description", "safety_score", "evidence_turns"}
+    assert response.status_code == 400
+    assert response.json() == {
+        "risk_description": ["Describe the risk: you labelled the record unsafe."],
+        "safety_score": ["This project does not ask for it."],
+        "evidence_turns": ["Evidence turns are numbered 1 to 3."],
+    }
     assert Lease.objects.get(pk=lease["id"]).state == Lease.State.ACTIVE
 
 
