@@ -107,6 +107,7 @@ class LeaseSubmit(AnnotatorScoped):
         label = LabelFieldsSerializer(data=request.data, context={"project": self.access.project})
         label.is_valid(raise_exception=True)
         try:
+            # The service reads the lease itself, locked: its id is all it takes.
             annotation = annotation_submit(
                 lease=Lease(pk=lease_id), actor=request.user, label=label.to_label()
             )

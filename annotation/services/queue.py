@@ -128,6 +128,7 @@ def lease_next_record(*, project: Project, annotator: AbstractBaseUser) -> Lease
 
 
 def _lease_next_in_transaction(project: Project, annotator: AbstractBaseUser) -> Lease | None:
+    """lease_next_record's claim in steps, without the record."""
     leases_reclaim(project=project)
     races_lost = 0
     all_locked_until = time.monotonic() + ALL_LOCKED_SECONDS
@@ -175,6 +176,11 @@ WITH free AS (
           SELECT 1 FROM curation_lease mine
           WHERE mine.record_id = record.id AND mine.annotator_id = %(annotator)s
             AND mine.state <> 'expired'
+          -- OFFSET 0 keeps this a look-up by lease_once_per_annotator for each record walked,
+          -- whatever the table's statistics: without them (a table not analyzed yet),
+          -- PostgreSQL planned it as a join against all of the annotator's leases, compared
+          -- for every record walked, and a claim took 30 ms after 200 labels instead of 0.8.
+          OFFSET 0
       )
       AND NOT EXISTS (
           SELECT 1 FROM curation_lease live
