@@ -140,7 +140,7 @@ class AnnotationSerializer(serializers.ModelSerializer):
         read_only_fields = fields
         extra_kwargs = {"version": {"help_text": "Send it back with an edit (optimistic lock)."}}
 
-    @extend_schema_field(serializers.ListField(child=serializers.SlugField()))
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
     def get_risk_types(self, annotation: Annotation) -> list[str]:
         # A label just saved comes with the risk types it was given, in the context: reading
         # them back would cost a query for what the caller holds already.
@@ -157,11 +157,9 @@ class AnnotationSerializer(serializers.ModelSerializer):
 
 
 class LabelFieldsSerializer(serializers.Serializer):
-    """A label's fields, each on its own; the rules that tie them to the project and the record
-    (label_errors) are LabelSerializer's, or the service's. Fields the project does not ask for
-    must be left out.
-
-    Its context names the `project`.
+    """A label's fields, each checked on its own: the rules that tie them to the project and the
+    record (label_errors) are LabelSerializer's, or the service's. Its context names the
+    `project`.
     """
 
     verdict = serializers.ChoiceField(choices=SafetyLabel.choices)
@@ -192,8 +190,10 @@ class LabelFieldsSerializer(serializers.Serializer):
 
 
 class LabelSerializer(LabelFieldsSerializer):
-    """A label, checked whole (label_errors). Its context names the `project` and the
-    `turn_count` of the record labelled."""
+    """A label. Fields the project does not ask for must be left out.
+
+    Its context names the `project` and the `turn_count` of the record labelled.
+    """
 
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
         errors = label_errors(
