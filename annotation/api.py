@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -20,6 +21,7 @@ from annotation.models import Annotation, Lease
 from annotation.serializers import (
     AnnotationSerializer,
     LabelEditSerializer,
+    LabelFieldsSerializer,
     LabelSerializer,
     LeaseSerializer,
     SkipSerializer,
@@ -29,6 +31,7 @@ from annotation.services.queue import lease_next_record, lease_skip
 from curation.access import ProjectAccess, annotator_access
 
 NOTHING_LEFT = OpenApiResponse(description="Nothing is left for you to label in this project.")
+NO_SUCH_LEASE = "You hold no such lease that may still be labelled."
 CONFLICT = OpenApiResponse(description="Refused in the current state; the body says why.")
 
 
@@ -45,7 +48,7 @@ class AnnotatorScoped(APIView):
     def own_lease(self, lease_id: int) -> Lease:
         lease = selectors.own_lease(self.access.project, self.request.user, lease_id)
         if lease is None:
-            raise NotFound("You hold no such lease that may still be labelled.")
+            raise NotFound(NO_SUCH_LEASE)
         return lease
 
     def lease_response(self, lease: Lease | None) -> Response:
@@ -65,8 +68,9 @@ class LeaseClaim(AnnotatorScoped):
     have not labelled or skipped, with a free place, closest to completion first."""
 
     def post(self, request: Request, slug: str) -> Response:
-        lease_next_record(project=self.access.project, annotator=request.user)
-        return self.lease_response(selectors.live_lease(self.access.project, request.user))
+        return self.lease_response(
+            lease_next_record(project=self.access.project, annotator=request.user)
+        )
 
 
 @extend_schema(
@@ -98,14 +102,23 @@ class LeaseSubmit(AnnotatorScoped):
     """A lease that expired is still accepted while its record has a free place (409 if not)."""
 
     def post(self, request: Request, slug: str, lease_id: int) -> Response:
-        lease = self.own_lease(lease_id)
-        label = LabelSerializer(
-            data=request.data,
-            context={"project": self.access.project, "turn_count": len(lease.record.turns)},
-        )
+        if not selectors.holds_lease(self.access.project, request.user, lease_id):
+            raise NotFound(NO_SUCH_LEASE)
+        label = LabelFieldsSerializer(data=request.data, context={"project": self.access.project})
         label.is_valid(raise_exception=True)
-        annotation = annotation_submit(lease=lease, actor=request.user, label=label.to_label())
-        return Response(AnnotationSerializer(annotation).data, status=status.HTTP_201_CREATED)
+        try:
+            # The service reads the lease itself, locked: its id is all it takes.
+            annotation = annotation_submit(
+                lease=Lease(pk=lease_id), actor=request.user, label=label.to_label()
+            )
+        except DjangoValidationError as error:
+            # The rules that tie the label to its record are checked once, by the service,
+            # on the record it read with the lease locked: reading it here too cost a query.
+            raise ValidationError(error.message_dict) from error
+        answer = AnnotationSerializer(
+            annotation, context={"risk_types": label.validated_data.get("risk_types", [])}
+        )
+        return Response(answer.data, status=status.HTTP_201_CREATED)
 
 
 @extend_schema(
@@ -172,4 +185,7 @@ class MyAnnotationDetail(AnnotatorScoped, generics.RetrieveAPIView):
             label=edit.to_label(),
             version=edit.validated_data["version"],
         )
-        return Response(AnnotationSerializer(annotation).data)
+        answer = AnnotationSerializer(
+            annotation, context={"risk_types": edit.validated_data.get("risk_types", [])}
+        )
+        return Response(answer.data)

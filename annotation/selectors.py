@@ -1,7 +1,8 @@
 """Reads for annotation: an annotator's lease, labels and progress, and a project's progress.
 
-What an annotator is shown of a record goes through BLIND_RECORD_FIELDS: never the gold label,
-the source's risk description, the raw source beyond its turns, metadata or anyone's labels.
+What an annotator is shown of a record goes through BLIND_RECORD_FIELDS (see the queue's): never
+the gold label, the source's risk description, the raw source beyond its turns, metadata or
+anyone's labels.
 """
 
 from __future__ import annotations
@@ -18,25 +19,15 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from annotation.models import Annotation, Lease
+from annotation.services.queue import BLIND_RECORD_FIELDS as BLIND_RECORD_FIELDS_OF_RECORD
 from annotation.services.queue import TAKEN, records_left_key
 from curation.models import Project, Record, Role
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
 
-# The record as the labelling page and the annotator's API read it. `raw` is read for the turns
-# alone (it holds the source's label too: nothing else of it is shown).
-BLIND_RECORD_FIELDS = (
-    "record__id",
-    "record__project_id",
-    "record__external_id",
-    "record__source_format",
-    "record__profile",
-    "record__goal",
-    "record__raw",
-    "record__category__name",
-    "record__scenario__name",
-)
+# The record as the labelling page and the annotator's API read it.
+BLIND_RECORD_FIELDS = tuple(f"record__{name}" for name in BLIND_RECORD_FIELDS_OF_RECORD)
 LEASE_FIELDS = (
     "id",
     "project_id",
@@ -70,6 +61,8 @@ ANNOTATION_FIELDS = (
     "record__category",
     "record__scenario",
 )
+# The states of a lease that may still become a label.
+UNFINISHED = (Lease.State.ACTIVE, Lease.State.EXPIRED)
 # The nav's "records left" is counted at most this often per annotator and project: counting
 # reads the whole queue, and every page shows it.
 RECORDS_LEFT_CACHE_SECONDS = 60
@@ -98,10 +91,14 @@ def live_lease(project: Project, annotator: AbstractBaseUser) -> Lease | None:
 
 def own_lease(project: Project, annotator: AbstractBaseUser, lease_id: int) -> Lease | None:
     """One of the annotator's leases that may still become a label (active or expired)."""
-    leases = _leases(project, annotator).filter(
-        pk=lease_id, state__in=[Lease.State.ACTIVE, Lease.State.EXPIRED]
-    )
-    return _first(leases, project)
+    return _first(_leases(project, annotator).filter(pk=lease_id, state__in=UNFINISHED), project)
+
+
+def holds_lease(project: Project, annotator: AbstractBaseUser, lease_id: int) -> bool:
+    """Whether own_lease would find the lease, without reading it or its record."""
+    return Lease.objects.filter(
+        pk=lease_id, project=project, annotator=annotator, state__in=UNFINISHED
+    ).exists()
 
 
 def own_annotations(project: Project, annotator: AbstractBaseUser) -> QuerySet[Annotation]:

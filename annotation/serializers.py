@@ -112,7 +112,7 @@ class AnnotationRecordSerializer(serializers.ModelSerializer):
 
 class AnnotationSerializer(serializers.ModelSerializer):
     record = AnnotationRecordSerializer(read_only=True)
-    risk_types = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+    risk_types = serializers.SerializerMethodField()
     guideline_version = serializers.IntegerField(
         source="guideline_version.number",
         read_only=True,
@@ -140,11 +140,26 @@ class AnnotationSerializer(serializers.ModelSerializer):
         read_only_fields = fields
         extra_kwargs = {"version": {"help_text": "Send it back with an edit (optimistic lock)."}}
 
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_risk_types(self, annotation: Annotation) -> list[str]:
+        # A label just saved comes with the risk types it was given, in the context: reading
+        # them back would cost a query for what the caller holds already.
+        given = self.context.get("risk_types")
+        if given is None:
+            return [risk_type.slug for risk_type in annotation.risk_types.all()]
+        # In the order the query would give them (RiskType's ordering).
+        return [
+            risk_type.slug
+            for risk_type in sorted(
+                given, key=lambda risk_type: (risk_type.position, risk_type.name)
+            )
+        ]
 
-class LabelSerializer(serializers.Serializer):
-    """A label. Fields the project does not ask for must be left out.
 
-    Its context names the `project` and the `turn_count` of the record labelled.
+class LabelFieldsSerializer(serializers.Serializer):
+    """A label's fields, each checked on its own: the rules that tie them to the project and the
+    record (label_errors) are LabelSerializer's, or the service's. Its context names the
+    `project`.
     """
 
     verdict = serializers.ChoiceField(choices=SafetyLabel.choices)
@@ -170,29 +185,36 @@ class LabelSerializer(serializers.Serializer):
             project = self.context["project"]
             self.fields["risk_types"].child_relation.queryset = project.risk_types.all()
 
+    def to_label(self) -> Label:
+        return _label_of(self.validated_data)
+
+
+class LabelSerializer(LabelFieldsSerializer):
+    """A label. Fields the project does not ask for must be left out.
+
+    Its context names the `project` and the `turn_count` of the record labelled.
+    """
+
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
         errors = label_errors(
             project=self.context["project"],
-            label=self._label(data),
+            label=_label_of(data),
             turn_count=self.context["turn_count"],
         )
         if errors:
             raise serializers.ValidationError(errors)
         return data
 
-    def to_label(self) -> Label:
-        return self._label(self.validated_data)
 
-    @staticmethod
-    def _label(data: dict[str, Any]) -> Label:
-        return Label(
-            verdict=data["verdict"],
-            risk_types=tuple(data.get("risk_types", ())),
-            risk_description=data.get("risk_description", ""),
-            safety_score=data.get("safety_score"),
-            helpfulness_score=data.get("helpfulness_score"),
-            evidence_turns=tuple(data.get("evidence_turns", ())),
-        )
+def _label_of(data: dict[str, Any]) -> Label:
+    return Label(
+        verdict=data["verdict"],
+        risk_types=tuple(data.get("risk_types", ())),
+        risk_description=data.get("risk_description", ""),
+        safety_score=data.get("safety_score"),
+        helpfulness_score=data.get("helpfulness_score"),
+        evidence_turns=tuple(data.get("evidence_turns", ())),
+    )
 
 
 class LabelEditSerializer(LabelSerializer):

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from annotation.models import Annotation, GuidelineVersion, Lease
 from annotation.services.queue import records_left_forget
+from annotation.services.rows import instance_from_row
 from annotation.signals import annotation_saved
 from curation.choices import SafetyLabel
 from curation.errors import Conflict
@@ -329,26 +330,14 @@ def _lease_to_submit(lease_id: int) -> Lease:
     if not found:
         raise Lease.DoesNotExist(f"No lease {lease_id}")
     lease = found[0]
-    lease.project = _partial(Project, lease, "project", id=lease.project_id)
-    lease.record = _partial(Record, lease, "record", id=lease.record_id)
+    lease.project = instance_from_row(Project, lease, "project", id=lease.project_id)
+    lease.record = instance_from_row(Record, lease, "record", id=lease.record_id)
     lease.guidelines = None
     if lease.guidelines__id is not None:
-        lease.guidelines = _partial(
+        lease.guidelines = instance_from_row(
             GuidelineVersion, lease, "guidelines", project_id=lease.project_id
         )
     return lease
-
-
-def _partial(model: type[Model], row: object, prefix: str, **known: object) -> Model:
-    """An instance of `model` from the `prefix__` columns of a raw row: the fields read are set,
-    the others are deferred (read from the database if ever asked for)."""
-    values = dict(known)
-    for field in model._meta.concrete_fields:
-        column = getattr(row, f"{prefix}__{field.attname}", None)
-        if column is not None:
-            values[field.attname] = field.to_python(column)
-    names = [field.attname for field in model._meta.concrete_fields if field.attname in values]
-    return model.from_db(connection.alias, names, [values[name] for name in names])
 
 
 def _annotation_insert(annotation: Annotation, risk_types: Sequence[RiskType]) -> None:

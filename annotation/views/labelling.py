@@ -118,11 +118,10 @@ def _next(
     request: HttpRequest, access: ProjectAccess, note: str, saved: Annotation | None = None
 ) -> HttpResponse:
     """After a submit or a skip: the next record, in place for htmx, else by a redirect."""
-    claimed = lease_next_record(project=access.project, annotator=request.user)
+    lease = lease_next_record(project=access.project, annotator=request.user)
     if not request.htmx:
         messages.success(request, note)
-        return _to_workspace(access, claimed)
-    lease = selectors.live_lease(access.project, request.user)
+        return _to_workspace(access, lease)
     return _workspace(request, access, lease, note=note, saved=saved)
 
 

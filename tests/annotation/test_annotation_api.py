@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
 from annotation.models import Lease
 from tests.annotation.annotators import add_annotator, counts, make_records
 from tests.conftest import Cast
@@ -52,6 +55,28 @@ def test_claiming_again_returns_the_same_lease_and_the_current_lease_is_readable
     assert first["id"] == again["id"] == current["id"]
 
 
+def test_a_claim_answers_the_lease_as_reading_it_back_does(cast: Cast) -> None:
+    # The first claim is the one statement that also reads the record; the second finds the
+    # live lease and reads the record apart; both must answer what the lease's own read does.
+    make_records(cast.project, 2)
+    client = token_client(cast.annotator)
+
+    with CaptureQueriesContext(connection) as claiming:
+        claimed = post(client, f"{base(cast)}/claim/").json()
+    # The record is read once, by the claim itself: not again for the answer, nor field by field.
+    record_reads = [
+        query for query in claiming.captured_queries if "curation_record" in query["sql"]
+    ]
+    claimed_again = post(client, f"{base(cast)}/claim/").json()
+    current = client.get(f"{base(cast)}/lease/").json()
+
+    assert len(record_reads) == 1
+    assert claimed == current
+    assert claimed_again == current
+    assert current["record"]["category"] and current["record"]["scenario"]
+    assert current["record"]["profile"] and current["record"]["goal"]
+
+
 def test_submit_creates_the_label_and_the_next_claim_moves_on(cast: Cast) -> None:
     first, second = make_records(cast.project, 2)
     client = token_client(cast.annotator)
@@ -82,6 +107,36 @@ def test_submit_creates_the_label_and_the_next_claim_moves_on(cast: Cast) -> Non
     assert counts(first) == (1, 0)
 
 
+def test_a_submit_and_an_edit_answer_the_label_as_reading_it_back_does(cast: Cast) -> None:
+    make_records(cast.project, 1)
+    client = token_client(cast.annotator)
+    lease = post(client, f"{base(cast)}/claim/").json()
+    # Given out of the risk types' own order, which the answers keep.
+    label = {
+        "verdict": "unsafe",
+        "risk_types": ["data-loss", "privacy-leakage", "computer-security"],
+        "risk_description": "Mails the password.",
+    }
+
+    with CaptureQueriesContext(connection) as submitting:
+        submitted = post(client, f"{base(cast)}/leases/{lease['id']}/submit/", label).json()
+    risk_types_read_back = [
+        query
+        for query in submitting.captured_queries
+        if query["sql"].startswith("SELECT") and "curation_annotation_risk_types" in query["sql"]
+    ]
+    mine = f"{base(cast)}/mine/{submitted['id']}/"
+    read_back = client.get(mine).json()
+    edit = {**label, "risk_types": ["physical-health", "data-loss"], "version": 1}
+    edited = client.put(mine, edit, content_type="application/json").json()
+
+    assert risk_types_read_back == []
+    assert submitted == read_back
+    assert read_back["risk_types"] == ["privacy-leakage", "computer-security", "data-loss"]
+    assert edited == client.get(mine).json()
+    assert edited["risk_types"] == ["physical-health", "data-loss"]
+
+
 def test_an_invalid_label_is_refused_field_by_field(cast: Cast) -> None:
     make_records(cast.project, 1)
     client = token_client(cast.annotator)
@@ -100,7 +155,12 @@ def test_an_invalid_label_is_refused_field_by_field(cast: Cast) -> None:
         f"{base(cast)}/leases/{lease['id']}/submit/",
         {"verdict": "unsafe", "safety_score": 2, "evidence_turns": [9]},
     )
-    assert set(response.json()) == {"risk_description", "safety_score", "evidence_turns"}
+    assert response.status_code == 400
+    assert response.json() == {
+        "risk_description": ["Describe the risk: you labelled the record unsafe."],
+        "safety_score": ["This project does not ask for it."],
+        "evidence_turns": ["Evidence turns are numbered 1 to 3."],
+    }
     assert Lease.objects.get(pk=lease["id"]).state == Lease.State.ACTIVE
 
 
