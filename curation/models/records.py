@@ -269,10 +269,10 @@ class RecordSearchText(models.Model):
     maintaining a text index costs several times more than the rest of an import, and records
     can be browsed and labelled before they can be found by text. On SQLite the import fills it
     right after it has stored the records, from words it kept as it wrote them
-    (importers.writers.index_kept_words), at a fraction of what reading them back costs. On PostgreSQL the row holds the text's words
-    (`vector`); on SQLite they are in an FTS5 table (search_text.FTS_TABLE, migration 0011),
-    whose row a trigger deletes with this one: a migration that makes SQLite rebuild this
-    table must create the trigger again.
+    (importers.writers.index_kept_words), at a fraction of what reading them back costs. On
+    PostgreSQL the row holds the text's words (`vector`); on SQLite they are in an FTS5 table
+    (search_text.FTS_TABLE, migration 0011), whose row a trigger deletes with this one: a
+    migration that makes SQLite rebuild this table must create the trigger again.
     """
 
     record = models.OneToOneField(

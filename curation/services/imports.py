@@ -22,12 +22,13 @@ from curation.importers import (
 )
 from curation.importers.writers import index_kept_words
 from curation.jobs import job_send_after_commit
-from curation.models import ImportBatch, ImportFormat, Project
+from curation.models import ImportBatch, ImportFormat, Project, Record
 from curation.progress import ProgressPublisher, progress_clear, progress_read
 from curation.services.audit import audit_log
 from curation.services.import_lock import lock_project_for_import
 from curation.services.record_changes import record_changes_hold
 from curation.services.search import search_index_update_later
+from curation.services.table_statistics import analyse_after_large_write
 from curation.signals import evaluations_imported
 
 if TYPE_CHECKING:
@@ -195,6 +196,8 @@ def _run(batch_id: int, *, source: Path | None) -> ImportBatch:
         # Nothing of it was kept; after the commit, so that a worker that died before it
         # finds its upload again.
         batch.upload.delete(save=True)
+    if batch.state == ImportBatch.State.SUCCEEDED:
+        analyse_after_large_write(batch.created_count, Record)
     if _stored_but_not_searchable(batch):
         _index_new_records(batch, words_kept=words_kept)
     return batch

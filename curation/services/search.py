@@ -23,6 +23,7 @@ from curation.jobs import job_send_after_commit
 from curation.models import ImportBatch, Record, RecordSearchText
 from curation.search_text import FTS_TABLE, SEARCH_CONFIG, search_text_of, words_of
 from curation.services.import_lock import lock_project_for_import
+from curation.services.table_statistics import analyse_after_large_write
 
 # Records indexed per transaction: short transactions, so pages and imports never wait long.
 SEARCH_CHUNK = 2000
@@ -54,6 +55,7 @@ def search_index_update(*, project_id: int) -> int:
                 after_id = records[-1].pk
                 continue
             write.finish()
+            analyse_after_large_write(indexed, RecordSearchText)
             if _mark_batches_searchable(project_id):
                 return indexed
             # An import committed meanwhile, perhaps with ids below those indexed: look again.

@@ -10,7 +10,7 @@ from django.db import connection, transaction
 from curation.models import Record, RecordSearchText
 from curation.search_text import NOT_WORD, words_of
 from curation.selectors import record_search, records_not_yet_searchable
-from curation.services import search
+from curation.services import search, table_statistics
 from curation.services.imports import import_path
 from curation.services.search import search_index_update
 from tests.conftest import Cast
@@ -108,3 +108,27 @@ def test_chunks_indexed_on_parallel_connections_find_what_one_connection_finds(
 )
 def test_words_are_separated_alike_whatever_the_text(text: str) -> None:
     assert words_of(text).split() == NOT_WORD.sub(" ", text).split()
+
+
+def reltuples(model: type[Record] | type[RecordSearchText]) -> float:
+    """The row count PostgreSQL's planner believes the model's table has."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reltuples FROM pg_class WHERE relname = %s", [model._meta.db_table])
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's statistics")
+def test_a_large_import_and_its_indexing_leave_the_planner_the_tables_as_they_are(
+    cast: Cast, rjudge_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A large write is 10,000 rows; an R-Judge category's records stand for one here. ANALYZE
+    # writes its counts in place, past the test's rollback: two imports, so that the second
+    # counts are this test's alone.
+    monkeypatch.setattr(table_statistics, "LARGE_WRITE", 20)
+
+    for category, records in (("Finance", 126), ("IoT", 126 + 30)):
+        import_path(actor=cast.manager, project=cast.project, path=rjudge_dir / category)
+        assert reltuples(Record) == Record.objects.count() == records
+
+        search_index_update(project_id=cast.project.pk)
+        assert reltuples(RecordSearchText) == RecordSearchText.objects.count() == records
