@@ -3,7 +3,7 @@
     .venv/bin/python bench/http_bench.py --stack default|postgres [--records 50000] [--runs 3] \\
         [--pairs 200] [--seconds 30] [--port 8791] \\
         [--database-url postgres://postgres@127.0.0.1:5432/studio_httpbench] \\
-        [--redis-url redis://127.0.0.1:6379/8]
+        [--redis-url redis://127.0.0.1:6379/8] [--trace-sleeps]
 
 Each stack is started the way a user starts it, in a temporary folder of its own:
 - `default`: `./studio up` with VAR_DIR in the folder and PORT free (SQLite, the file-system
@@ -32,6 +32,9 @@ The CPU time a pair takes is measured too (bench/processes.py): in the server's 
 worker's trees (SQLite's work included), in PostgreSQL's server processes for the database,
 and in this client. The load average is printed with each run: the machine may be shared, and
 other work stretches the wall-clock figures, not the CPU ones.
+With --trace-sleeps (perf, as root), the time the server's and the worker's threads slept while
+the eight annotators worked is measured too (bench/processes.py, Sleeps): on the default, the
+time SQLite's busy handler spent waiting for another connection's write lock.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from processes import CpuMeter, MemorySampler, process_table, trees  # noqa: E402
+from processes import CpuMeter, MemorySampler, Sleeps, process_table, trees  # noqa: E402
 
 VENV = Path(os.environ.get("VENV", ROOT / ".venv"))
 PYTHON = str(VENV / "bin" / "python")
@@ -108,6 +111,12 @@ def main() -> None:
         "--database-url", default="postgres://postgres@127.0.0.1:5432/studio_httpbench"
     )
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/8")
+    parser.add_argument(
+        "--trace-sleeps",
+        action="store_true",
+        help="trace the stack's sleeps (SQLite's busy handler) while 8 annotators work; "
+        "needs perf and root",
+    )
     args = parser.parse_args()
     from generate_records import write_jsonl
 
@@ -138,9 +147,16 @@ def main() -> None:
                 result["one"] = cpu_per_pair(
                     cpu, one_annotator, url, keys["annotators"][0], f"command-{run}", args
                 )
+                sleeps = Sleeps(trees_of_stack, ROOT / "bench" / "out" / f"sleeps-{args.stack}.txt")
+                if args.trace_sleeps:
+                    sleeps.start()
                 result["eight"] = cpu_per_pair(
                     cpu, eight_annotators, url, keys["annotators"], f"upload-{run}", args
                 )
+                if args.trace_sleeps:
+                    calls, seconds = sleeps.stop()
+                    result["eight"]["sleeps_per_pair"] = calls / result["eight"]["pairs"]
+                    result["eight"]["slept_ms_per_pair"] = 1000 * seconds / result["eight"]["pairs"]
                 resident[f"run {run + 1}, after 8 annotators"] = resident_by_process(trees_of_stack)
                 result["over_k"] = (
                     int(manage(env, "shell", "-c", OVER_K % f"upload-{run}").split()[-1]) > K
@@ -436,6 +452,7 @@ def summary(times: list[float], seconds: float | None) -> dict:
     times.sort()
     result = {
         "pairs": len(times),
+        "mean_ms": 1000 * statistics.fmean(times),
         "p50_ms": 1000 * times[len(times) // 2],
         "p95_ms": 1000 * times[int(len(times) * 0.95)],
     }
@@ -500,7 +517,15 @@ def report(args, results, idle_before, idle_after, peak) -> None:
         f"  8 annotators: {median('eight', 'pairs_per_s'):.1f} pairs/s, pair p50 "
         f"{median('eight', 'p50_ms'):.0f} ms, p95 {median('eight', 'p95_ms'):.0f} ms; "
         f"{cpu('eight')}; a record over k: {any(r['over_k'] for r in results)}\n"
-        f"  memory of the server and worker trees: idle {idle_before:.0f} MB, peak "
+        + (
+            f"  8 annotators, the stack's threads slept (SQLite's busy handler) "
+            f"{median('eight', 'slept_ms_per_pair'):.1f} ms a pair in "
+            f"{median('eight', 'sleeps_per_pair'):.1f} sleeps, of a pair's mean "
+            f"{median('eight', 'mean_ms'):.0f} ms\n"
+            if args.trace_sleeps
+            else ""
+        )
+        + f"  memory of the server and worker trees: idle {idle_before:.0f} MB, peak "
         f"{peak:.0f} MB, idle after {idle_after:.0f} MB; at the end of each run "
         + ", ".join(f"{result['memory_after_mb']:.0f}" for result in results)
         + " MB"

@@ -8,6 +8,9 @@ phase, which, unlike wall-clock times, the load of other work on the machine doe
 from __future__ import annotations
 
 import os
+import re
+import signal
+import subprocess
 import threading
 import time
 from dataclasses import dataclass
@@ -115,3 +118,58 @@ class MemorySampler:
     def stop(self) -> None:
         self.running = False
         self.thread.join()
+
+
+class Sleeps:
+    """How long the stack's threads slept in a phase, and how often: `perf trace` on the
+    clock_nanosleep and nanosleep system calls of the whole machine, kept for the threads of the
+    trees' worker processes. Those (gunicorn's and Celery's) do not sleep on purpose; SQLite's
+    busy handler does, in steps of 1 to 100 ms, while it waits for another connection's write lock,
+    so in the default stack this is the time lost to waiting for the lock (minus the waiter's
+    last, shorter step). Needs perf and the right to trace (root).
+
+    The whole machine is traced, not the processes: `perf trace -p` follows only the threads
+    alive when it starts, and gunicorn starts its threads as requests come.
+    """
+
+    HEADER = re.compile(r"^ (?P<name>.+) \((?P<tid>\d+)\), \d+ events")
+    ROW = re.compile(r"^\s+(?:clock_)?nanosleep\s+(?P<calls>\d+)\s+\d+\s+(?P<total>[\d.]+)")
+
+    def __init__(self, roots: list[int], output: Path) -> None:
+        self.roots = roots
+        self.output = output
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        command = ["perf", "trace", "-a", "-s", "-e", "clock_nanosleep,nanosleep"]
+        self.process = subprocess.Popen(  # noqa: S603
+            [*command, "-o", str(self.output)], stderr=subprocess.DEVNULL
+        )
+        time.sleep(1)  # perf attaches its probes before the phase starts
+
+    def stop(self) -> tuple[int, float]:
+        """The calls and the seconds slept since `start` by the threads of the trees' leaves:
+        gunicorn's and Celery's worker processes. The processes above them sleep on purpose
+        (Celery's main process polls the file-system broker ten times a second)."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGINT)
+        self.process.wait(timeout=60)
+        table = process_table()
+        in_trees = trees(table, self.roots)
+        parents = {table[pid].parent for pid in in_trees}
+        threads = set()
+        for pid in in_trees:
+            if pid in parents:
+                continue
+            try:
+                threads.update(int(tid) for tid in os.listdir(f"/proc/{pid}/task"))
+            except OSError:
+                continue
+        calls, seconds, tid = 0, 0.0, None
+        for line in self.output.read_text().splitlines():
+            if header := self.HEADER.match(line):
+                tid = int(header["tid"])
+            elif (row := self.ROW.match(line)) and tid in threads:
+                calls += int(row["calls"])
+                seconds += float(row["total"]) / 1000
+        return calls, seconds
