@@ -124,9 +124,9 @@ class Sleeps:
     """How long the stack's threads slept in a phase, and how often: `perf trace` on the
     clock_nanosleep and nanosleep system calls of the whole machine, kept for the threads of the
     trees' worker processes. Those (gunicorn's and Celery's) do not sleep on purpose; SQLite's
-    busy handler does, in steps of 1 to 100 ms, while it waits for another connection's write lock,
-    so in the default stack this is the time lost to waiting for the lock (minus the waiter's
-    last, shorter step). Needs perf and the right to trace (root).
+    busy handler does, in steps of 1 to 100 ms, while it waits for another connection's write
+    lock. So in the default stack this is the time spent waiting for the lock, including the
+    part of a step that goes on after the lock is free. Needs perf and the right to trace (root).
 
     The whole machine is traced, not the processes: `perf trace -p` follows only the threads
     alive when it starts, and gunicorn starts its threads as requests come.
