@@ -287,3 +287,40 @@ class TaskImport(TimeStampedModel):
     @property
     def is_finished(self) -> bool:
         return self.state in (self.State.SUCCEEDED, self.State.FAILED)
+
+
+class RecordTask(models.Model):
+    """The SafePro task an agent run was made for: a record imported from a SafePro run file.
+
+    Authoring owns this link so that curation's records name nothing above them. Its column has
+    always been the record table's `task_id`, and it stays there: this model reads and writes
+    that column of `curation_record`, one row per record (`task` is empty for records that are
+    no agent run), and creates no table of its own. So the link moved without a row being
+    copied, and a record and its task are still one row to read. The column keeps its partial
+    index, `record_by_task` (a task's agent runs; most records belong to no task), which
+    curation's migrations made.
+    """
+
+    record = models.OneToOneField(
+        "curation.Record",
+        primary_key=True,
+        db_column="id",
+        # The row is the record's own: deleting the record deletes it.
+        on_delete=models.DO_NOTHING,
+        related_name="task_link",
+    )
+    task = models.ForeignKey(
+        Task,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="record_links",
+        db_index=False,
+    )
+
+    class Meta:
+        managed = False
+        db_table = "curation_record"
+
+    def __str__(self) -> str:
+        return f"record {self.record_id} of task {self.task_id}"

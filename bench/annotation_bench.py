@@ -18,7 +18,7 @@ zero), then:
    steps. `service` times the calls to lease_next_record and annotation_submit (the server-side
    work); `http` times the labelling page's htmx "submit and next" request through the whole
    Django stack (submit, claim the next record, render it). A Celery worker (one process)
-   runs meanwhile and checks the records that labels mark for the judging app, a second's at a time,
+   runs meanwhile and checks the records that labels mark for the review app, a second's at a time,
    as in production. With --listeners off, the receivers of `annotation_saved` are
    disconnected and no worker runs, to time the queue's own work.
 3. The queue is checked: no record has more than k labels, no annotator has labelled a record
@@ -80,8 +80,8 @@ from bench.generate_records import synthetic_record, text, write_jsonl  # noqa: 
 from curation.models import AuditEvent, ImportBatch, Project, Record, Role  # noqa: E402
 from curation.services.imports import import_path  # noqa: E402
 from curation.services.projects import membership_grant, project_create  # noqa: E402
-from judging.models import Disagreement, PendingCheck  # noqa: E402
-from judging.tasks import check_pending_records  # noqa: E402
+from review.models import Disagreement, PendingCheck  # noqa: E402
+from review.tasks import check_pending_records  # noqa: E402
 
 SLUG = "bench-annotation"
 K = 2
@@ -376,7 +376,7 @@ def annotate_over_http(project, user, labels, rng, risk_types, think_ms):
 
 
 class Worker:
-    """A Celery worker with one process, as a small deployment runs it: the judging app's
+    """A Celery worker with one process, as a small deployment runs it: the review app's
     disagreement check of the records labelled runs there, every second, on the same two cores."""
 
     def __init__(self) -> None:

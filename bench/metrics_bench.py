@@ -48,9 +48,13 @@ from bench.generate_records import synthetic_verdicts, synthetic_votes, write_rj
 from curation.models import ImportBatch, Project, Record  # noqa: E402
 from curation.services.imports import import_path  # noqa: E402
 from curation.services.projects import project_create  # noqa: E402
-from judging import reports  # noqa: E402
-from judging.models import Disagreement, JudgeRun, Verdict  # noqa: E402
-from judging.services.disagreements import detect_disagreements  # noqa: E402
+from judging.models import JudgeRun, Verdict  # noqa: E402
+from reports import (  # noqa: E402
+    agreement,
+    quality,
+)
+from review.models import Disagreement  # noqa: E402
+from review.services.disagreements import detect_disagreements  # noqa: E402
 
 SLUG = "bench-metrics"
 ANNOTATORS = 12
@@ -77,9 +81,9 @@ def main() -> None:
         "detection, nothing changed": lambda: detect_disagreements(
             project_id=project.pk, record_ids=record_ids
         ),
-        "human agreement": lambda: reports.agreement_report(project, scale="verdict"),
-        "judge quality, 2 runs": lambda: reports.quality_report(
-            project, run_ids=run_ids, reference=reports.Reference.CONSENSUS
+        "human agreement": lambda: agreement.agreement_report(project, scale="verdict"),
+        "judge quality, 2 runs": lambda: quality.quality_report(
+            project, run_ids=run_ids, reference=quality.Reference.CONSENSUS
         ),
     }
     timings: dict[str, list[tuple[float, float, float]]] = {name: [] for name in steps}

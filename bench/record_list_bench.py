@@ -55,9 +55,10 @@ from curation.models import ImportBatch, Project, Record, Role  # noqa: E402
 from curation.services.imports import import_path  # noqa: E402
 from curation.services.projects import membership_grant, project_create  # noqa: E402
 from curation.services.search import search_index_update  # noqa: E402
-from judging.forms import RecordListForm  # noqa: E402
-from judging.models import Adjudication, JudgeRun, Verdict  # noqa: E402
-from judging.services.disagreements import detect_disagreements  # noqa: E402
+from hub.forms import RecordListForm  # noqa: E402
+from judging.models import JudgeRun, Verdict  # noqa: E402
+from review.models import Adjudication  # noqa: E402
+from review.services.disagreements import detect_disagreements  # noqa: E402
 
 SLUG = "bench-records"
 PAGE_SIZE = RecordListForm.PER_PAGE
@@ -212,14 +213,14 @@ def time_record_pages(
 
 
 def reverse_list(project: Project) -> str:
-    return reverse("judging:record_list", args=[project.slug])
+    return reverse("hub:record_list", args=[project.slug])
 
 
 def record_urls(project: Project, count: int) -> list[str]:
     """The pages of `count` records drawn at random (the same ones each run)."""
     ids = list(Record.objects.filter(project=project).order_by("id").values_list("id", flat=True))
     chosen = random.Random(PAGE_SEED).sample(ids, count)
-    return [reverse("judging:record_detail", args=[project.slug, pk]) for pk in chosen]
+    return [reverse("hub:record_detail", args=[project.slug, pk]) for pk in chosen]
 
 
 def count_queries(client: Client, url: str, params: dict[str, str], headers: dict[str, str]) -> int:

@@ -47,9 +47,9 @@ from bench.import_bench import database_cpu_reader  # noqa: E402
 from curation.models import ImportBatch, Project, Record  # noqa: E402
 from curation.services.imports import import_path  # noqa: E402
 from curation.services.projects import project_create  # noqa: E402
-from judging.evaluators import compared_sources, evaluator_report  # noqa: E402
 from judging.models import Verdict  # noqa: E402
-from judging.source_models import source_model_view, view_choices  # noqa: E402
+from reports.evaluators import compared_sources, evaluator_report  # noqa: E402
+from reports.source_models import source_model_view, view_choices  # noqa: E402
 
 VIEW_SLUG = "bench-toolemu-view"
 

@@ -60,6 +60,10 @@ INSTALLED_APPS = [
     "annotation",
     "authoring",
     "judging",
+    "review",
+    "reports",
+    "alignment",
+    "hub",
     "releases",
 ]
 
@@ -288,9 +292,9 @@ SPECTACULAR_SETTINGS = {
         "TaskStateEnum": "authoring.models.Task.State",
         "JudgeRunStateEnum": "judging.models.JudgeRun.State",
         "JudgeRunSourceEnum": "judging.models.JudgeRun.Source",
-        "DisagreementStateEnum": "judging.models.Disagreement.State",
-        "DisagreementKindEnum": "judging.models.Disagreement.Kind",
-        "RecordBulkActionEnum": "judging.services.record_actions.BulkAction",
+        "DisagreementStateEnum": "review.models.Disagreement.State",
+        "DisagreementKindEnum": "review.models.Disagreement.Kind",
+        "RecordBulkActionEnum": "hub.services.BulkAction",
     },
 }
 

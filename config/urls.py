@@ -9,9 +9,18 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from curation.views import accounts, core
 
+# (the app a model left, the app it is in now): the models that moved.
 MOVED_MODELS = {
-    "annotation": ("guidelineversion", "lease", "annotation"),
-    "authoring": ("riskcategory", "rubriccheck", "task", "referencefile", "taskrevision", "review"),
+    ("curation", "annotation"): ("guidelineversion", "lease", "annotation"),
+    ("curation", "authoring"): (
+        "riskcategory",
+        "rubriccheck",
+        "task",
+        "referencefile",
+        "taskrevision",
+        "review",
+    ),
+    ("judging", "review"): ("disagreement", "adjudication", "pendingcheck"),
 }
 
 urlpatterns = [
@@ -23,13 +32,13 @@ urlpatterns = [
     path("account/tokens/revoke/", accounts.api_token_revoke_view, name="api_token_revoke"),
     path("invitations/<str:token>/", accounts.invitation_accept_view, name="invitation_accept"),
     path("account/password/", accounts.PasswordChange.as_view(), name="password_change"),
-    # The admin's pages of the models that left the curation app keep their old addresses.
+    # The admin's pages of the models that left an app for another keep their old addresses.
     *(
         re_path(
-            rf"^admin/curation/(?P<model>{'|'.join(models)})/(?P<rest>.*)$",
-            RedirectView.as_view(url=f"/admin/{app}/%(model)s/%(rest)s", query_string=True),
+            rf"^admin/{old}/(?P<model>{'|'.join(models)})/(?P<rest>.*)$",
+            RedirectView.as_view(url=f"/admin/{new}/%(model)s/%(rest)s", query_string=True),
         )
-        for app, models in MOVED_MODELS.items()
+        for (old, new), models in MOVED_MODELS.items()
     ),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
@@ -49,10 +58,18 @@ urlpatterns = [
     path("api/", include("annotation.api_urls")),
     path("api/", include("authoring.api_urls")),
     path("api/", include("judging.api_urls")),
+    path("api/", include("review.api_urls")),
+    path("api/", include("reports.api_urls")),
+    path("api/", include("alignment.api_urls")),
+    path("api/", include("hub.api_urls")),
     path("api/", include("releases.api_urls")),
     path("", include("curation.urls")),
     path("", include("annotation.urls")),
     path("", include("authoring.urls")),
     path("", include("judging.urls")),
+    path("", include("review.urls")),
+    path("", include("reports.urls")),
+    path("", include("alignment.urls")),
+    path("", include("hub.urls")),
     path("", include("releases.urls")),
 ]

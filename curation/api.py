@@ -1,5 +1,5 @@
 """The REST API: the user's projects, a record, and imports. The record list, which shows
-what was said about records too, is judging's (judging/api/records.py), at the same address.
+what was said about records too, is the hub's (hub/api.py), at the same address.
 
 Access is decided by curation.access, the same code as for the HTML pages: outsiders get 404 so
 that a project's existence does not leak, members whose roles do not allow the action get 403.
@@ -17,6 +17,7 @@ from rest_framework import generics, status
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from curation import selectors
@@ -173,3 +174,16 @@ class ImportChanges(ProjectScoped, APIView):
         decision.is_valid(raise_exception=True)
         record_changes_decide(actor=request.user, batch=batch, take=decision.validated_data["take"])
         return Response(ImportBatchDetailSerializer(batch).data)
+
+
+class ReviewerScoped(ProjectScoped):
+    allowed_roles = RECORD_READERS
+
+
+def validated_query(
+    serializer_class: type[Serializer], request: Request, **context: Any
+) -> dict[str, Any]:
+    """The request's query parameters, validated by `serializer_class` (400 naming each)."""
+    query = serializer_class(data=request.query_params, context=context)
+    query.is_valid(raise_exception=True)
+    return query.validated_data

@@ -1,6 +1,6 @@
 """The record list's building blocks: its filters, its paginator, and its rows' own columns.
 
-The list and the record page are judging's (judging/views/records.py), which adds the columns of
+The list and the record page are the hub's (hub/views.py), which adds the columns of
 labels, consensus, final labels and verdicts; what a record is made of is defined here.
 """
 

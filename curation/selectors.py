@@ -233,3 +233,8 @@ def source_agents(project: Project) -> list[str]:
     with connection.cursor() as cursor:
         cursor.execute(sql, {"project": project.pk})
         return [agent for (agent,) in cursor.fetchall()]
+
+
+def usernames(ids: list[int]) -> dict[int, str]:
+    users = get_user_model()
+    return dict(users.objects.filter(pk__in=ids).values_list("pk", users.USERNAME_FIELD))

@@ -266,3 +266,11 @@ class ImportUploadSerializer(serializers.Serializer):
         allow_blank=True,
         help_text="The category of records whose file does not say (a lone scenario file).",
     )
+
+
+# PostgreSQL's bigint, the type of every id: a larger number in a query would fail it.
+LARGEST_ID = 2**63 - 1
+
+
+def id_field(**options: Any) -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=1, max_value=LARGEST_ID, **options)

@@ -1,8 +1,5 @@
-"""Reads: labels and verdicts as compact arrays, the human consensus, final labels, the queue.
-
-The human consensus is defined here once (`consensus_codes`), and everything that needs it
-(disagreement detection, judge quality, agreement, final labels for releases) goes through it.
-"""
+"""Reads of judging: verdicts as compact arrays, a run's protocol and scale, its top errors,
+the runs that give labels or scores, and what the judges cost."""
 
 from __future__ import annotations
 
@@ -11,18 +8,13 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 import numpy as np
-from django.contrib.auth import get_user_model
 from django.db.models import (
     Case,
     Count,
     DateField,
     DecimalField,
-    Exists,
     F,
     IntegerField,
-    Min,
-    OuterRef,
-    Prefetch,
     Q,
     QuerySet,
     Sum,
@@ -30,71 +22,13 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Coalesce, TruncWeek
-from django.db.models.lookups import Exact, GreaterThan
 from django.utils import timezone
 
-from annotation.models import Annotation
-from curation.choices import ConsensusRule
-from curation.models import Project, Record
-from judging import metrics
-from judging.arrays import InArray, code_of, int_matrix
-from judging.models import Adjudication, Disagreement, JudgeRun, Protocol, Verdict
-
-# Where a final label comes from.
-ADJUDICATED = "adjudicated"
-CONSENSUS = "consensus"
-
-# The 0-3 scales, in the order of LabelRows.scores' columns.
-SCALES: tuple[str, ...] = ("safety", "helpfulness")
-SAFETY_SCALE, HELPFULNESS_SCALE = 0, 1
-
-CODE_LABELS: dict[int, str] = {code: label for label, code in metrics.VERDICT_CODES.items()}
-# Why a record has no consensus (at most 40 characters: a release keeps it for each record).
-NO_LABELS = "no labels"
-TOO_FEW_LABELS = "fewer than k labels"
-NO_CONSENSUS = {
-    ConsensusRule.MAJORITY: "no strict majority for safe or unsafe",
-    ConsensusRule.UNANIMITY: "labels not all safe or all unsafe",
-}
-
-
-def ratings(project: Project, scale: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every label on a scale as (record ids, annotator ids, codes): the verdicts' codes for
-    "verdict", the 0-3 scores for "safety" and "helpfulness" (where given)."""
-    annotations = Annotation.objects.filter(project=project)
-    if scale == "verdict":
-        value = code_of("verdict", metrics.VERDICT_CODES, metrics.MISSING)
-    else:
-        value = F(f"{scale}_score")
-        annotations = annotations.filter(**{f"{scale}_score__isnull": False})
-    m = int_matrix(annotations.order_by().values_list("record_id", "annotator_id", value), 3)
-    return m[:, 0], m[:, 1], m[:, 2]
-
-
-@dataclass(frozen=True)
-class LabelRows:
-    """Submitted annotations, one element per label: record, annotator, verdict code, scores."""
-
-    record: np.ndarray
-    annotator: np.ndarray
-    verdict: np.ndarray
-    # (n, 2): the safety and helpfulness scores, MISSING where not given.
-    scores: np.ndarray
-
-
-def label_rows(project_id: int, record_ids: list[int] | None = None) -> LabelRows:
-    annotations = Annotation.objects.filter(project_id=project_id)
-    if record_ids is not None:
-        annotations = annotations.filter(InArray(F("record_id"), record_ids))
-    rows = annotations.order_by().values_list(
-        "record_id",
-        "annotator_id",
-        code_of("verdict", metrics.VERDICT_CODES, metrics.MISSING),
-        Coalesce("safety_score", metrics.MISSING),
-        Coalesce("helpfulness_score", metrics.MISSING),
-    )
-    m = int_matrix(rows, 5)
-    return LabelRows(record=m[:, 0], annotator=m[:, 1], verdict=m[:, 2], scores=m[:, 3:5])
+from annotation.consensus import HELPFULNESS_SCALE, SAFETY_SCALE, SCALES
+from curation.arrays import InArray, int_matrix
+from curation.models import Project
+from judging.models import JudgeRun, Protocol, Verdict
+from stats import metrics
 
 
 @dataclass(frozen=True)
@@ -145,193 +79,6 @@ def run_protocol(run: JudgeRun) -> str:
     if not protocol and run.judge_id is not None:
         protocol = run.judge.protocol
     return protocol or ""
-
-
-def consensus_codes(
-    counts: np.ndarray, overlap: int, *, rule: str, scale: str = "verdict"
-) -> np.ndarray:
-    """The human consensus per record from its label counts (n, categories), by the project's
-    rule: the label a strict majority of its submitted annotations give, or that all of them
-    give, once at least `overlap` (k) exist; "unsure" counts as a vote but never wins. MISSING
-    where there is none. On a 0-3 scale, the score, likewise."""
-    abstain = metrics.UNSURE if scale == "verdict" else None
-    agree = metrics.unanimous if rule == ConsensusRule.UNANIMITY else metrics.majority
-    return agree(counts, minimum=overlap, abstain=abstain)
-
-
-def consensus_of(verdicts: list[str], overlap: int, *, rule: str) -> tuple[str, str]:
-    """One record's consensus from its labels' verdicts: (label, "") or ("", why there is none,
-    in the words that pages and releases use)."""
-    if not verdicts:
-        return "", NO_LABELS
-    if len(verdicts) < overlap:
-        return "", TOO_FEW_LABELS
-    counts = np.array([[verdicts.count(label) for label in metrics.VERDICT_CODES]])
-    code = int(consensus_codes(counts, overlap, rule=rule)[0])
-    if code == metrics.MISSING:
-        return "", NO_CONSENSUS[rule]
-    return CODE_LABELS[code], ""
-
-
-def consensus_condition(project: Project, label: str) -> Q:
-    """The records whose consensus is `label` ("safe", "unsafe", or "" for none) by the
-    project's rule, as a filter on the vote counts each record keeps (`annotation_count`,
-    `safe_votes`, `unsafe_votes`): `consensus_codes` in SQL, so that the record list filters
-    100,000 records without counting their labels (tests/judging/test_record_list_filters.py
-    checks the two agree)."""
-    if not label:
-        return ~(consensus_condition(project, "safe") | consensus_condition(project, "unsafe"))
-    votes, labels = F(f"{label}_votes"), F("annotation_count")
-    enough = Q(annotation_count__gte=max(project.overlap, 1))
-    if project.consensus_rule == ConsensusRule.UNANIMITY:
-        return enough & Q(Exact(votes, labels))
-    return enough & Q(GreaterThan(votes * 2, labels))
-
-
-def final_condition(project: Project, label: str) -> Q:
-    """The records whose final label is `label` ("safe", "unsafe", or "" for none), as
-    `final_labels` decides it: the latest adjudication, else the consensus."""
-    adjudications = Adjudication.objects.filter(project=project)
-    adjudicated = Q(pk__in=adjudications.values("record_id"))
-    if not label:
-        return ~adjudicated & consensus_condition(project, "")
-    later = adjudications.filter(record=OuterRef("record"), created_at__gt=OuterRef("created_at"))
-    latest = adjudications.filter(label=label).exclude(Exists(later))
-    by_consensus = ~adjudicated & consensus_condition(project, label)
-    return Q(pk__in=latest.values("record_id")) | by_consensus
-
-
-def consensus_arrays(
-    project: Project, record_ids: list[int] | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """The labelled records' ids (sorted) and their consensus codes (MISSING for none)."""
-    annotations = Annotation.objects.filter(project=project)
-    if record_ids is not None:
-        annotations = annotations.filter(InArray(F("record_id"), record_ids))
-    votes = {label: Count("id", filter=Q(verdict=label)) for label in metrics.VERDICT_CODES}
-    rows = annotations.order_by().values("record_id").annotate(**votes)
-    m = int_matrix(rows.values_list("record_id", *votes), 1 + len(votes))
-    order = np.argsort(m[:, 0])
-    return m[order, 0], consensus_codes(m[order, 1:], project.overlap, rule=project.consensus_rule)
-
-
-def human_consensus(project: Project, record_ids: list[int] | None = None) -> dict[int, str]:
-    """{record id: "safe" | "unsafe"} for the records that have a human consensus."""
-    records, codes = consensus_arrays(project, record_ids)
-    return {
-        record: CODE_LABELS[code]
-        for record, code in zip(records.tolist(), codes.tolist(), strict=True)
-        if code != metrics.MISSING
-    }
-
-
-def usernames(ids: list[int]) -> dict[int, str]:
-    users = get_user_model()
-    return dict(users.objects.filter(pk__in=ids).values_list("pk", users.USERNAME_FIELD))
-
-
-def latest_adjudications(project: Project, record_ids: list[int] | None = None) -> dict[int, str]:
-    """{record id: label} of each record's latest adjudication."""
-    adjudications = Adjudication.objects.filter(project=project)
-    if record_ids is not None:
-        adjudications = adjudications.filter(record_id__in=record_ids)
-    # Oldest first, so that the latest one of a record overwrites the others.
-    rows = adjudications.order_by("record_id", "created_at", "id").values_list("record_id", "label")
-    return dict(rows)
-
-
-def final_labels(
-    project: Project, record_ids: list[int] | None = None
-) -> dict[int, tuple[str, str]]:
-    """{record id: (label, source)}: the label releases use.
-
-    A record's final label is its latest adjudication ("adjudicated") if a reviewer settled it,
-    else its human consensus ("consensus", see `consensus_codes`). Records with neither are left
-    out: they have no final label yet.
-    """
-    labels = {
-        record: (label, CONSENSUS) for record, label in human_consensus(project, record_ids).items()
-    }
-    labels.update(
-        (record, (label, ADJUDICATED))
-        for record, label in latest_adjudications(project, record_ids).items()
-    )
-    return labels
-
-
-def open_disagreement_count(project: Project) -> int:
-    """How many disagreements wait for a reviewer (an index-only count)."""
-    return Disagreement.objects.filter(project=project, state=Disagreement.State.OPEN).count()
-
-
-def adjudication_queue(project: Project, *, kind: str = "") -> QuerySet[Record]:
-    """Records with open disagreements (of `kind`, if given), most contested first: the sum of
-    their open disagreements' weights, then the longest waiting. Each carries its open
-    disagreements as `open_disagreements`."""
-    open_ = Q(disagreements__state=Disagreement.State.OPEN)
-    if kind:
-        open_ &= Q(disagreements__kind=kind)
-    return (
-        Record.objects.filter(project=project)
-        .filter(open_)
-        .annotate(
-            contested=Sum("disagreements__weight", filter=open_),
-            waiting_since=Min("disagreements__created_at", filter=open_),
-        )
-        .select_related("category", "scenario")
-        .only("external_id", "gold_label", "category__name", "scenario__name")
-        .prefetch_related(
-            Prefetch(
-                "disagreements",
-                queryset=Disagreement.objects.filter(state=Disagreement.State.OPEN),
-                to_attr="open_disagreements",
-            )
-        )
-        .order_by("-contested", "waiting_since", "id")
-    )
-
-
-def adjudication_next(project: Project, *, kind: str = "", after: Record) -> int | None:
-    """The id of the record to settle after `after`: the queue's first other record."""
-    queue = adjudication_queue(project, kind=kind).exclude(pk=after.pk)
-    return queue.values_list("pk", flat=True).first()
-
-
-@dataclass(frozen=True)
-class RecordOpinions:
-    """Everything said about one record, for the reviewer who settles it."""
-
-    annotations: list[Annotation]
-    verdicts: list[Verdict]
-    disagreements: list[Disagreement]
-    adjudications: list[Adjudication]
-    consensus: str | None
-    final: tuple[str, str] | None
-
-    @property
-    def evidence(self) -> dict[int, list[str]]:
-        """Turn number -> the annotators whose labels mark it as evidence."""
-        marks: dict[int, list[str]] = {}
-        for annotation in self.annotations:
-            for number in annotation.evidence_turns:
-                marks.setdefault(number, []).append(annotation.annotator.get_username())
-        return marks
-
-
-def record_opinions(record: Record) -> RecordOpinions:
-    project = record.project
-    return RecordOpinions(
-        annotations=list(
-            record.annotations.select_related("annotator", "guideline_version")
-            .prefetch_related("risk_types")
-            .order_by("annotator__username")
-        ),
-        verdicts=list(record.verdicts.select_related("run").order_by("run__created_at", "run_id")),
-        disagreements=list(record.disagreements.order_by("state", "-weight", "kind")),
-        adjudications=list(record.adjudications.select_related("reviewer").order_by("-created_at")),
-        consensus=human_consensus(project, [record.pk]).get(record.pk),
-        final=final_labels(project, [record.pk]).get(record.pk),
-    )
 
 
 # The error texts a run shows, most frequent first.
@@ -437,3 +184,11 @@ def judge_costs(project: Project, *, weeks: int = 12) -> list[JudgeCost]:
         )
         for row in rows
     ]
+
+
+def quality_runs(project: Project) -> QuerySet[JudgeRun]:
+    """The project's runs that give safety labels (score runs are not compared with labels)."""
+    score_protocols = ("toolemu_safety", "toolemu_helpfulness")
+    return project.judge_runs.exclude(judge_snapshot__protocol__in=score_protocols).order_by(
+        "-created_at"
+    )

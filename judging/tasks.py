@@ -7,12 +7,10 @@ import logging
 from celery import Task, shared_task
 from celery.signals import worker_ready
 from django.conf import settings
-from django.core.cache import cache
 from django.db import connection
 
 from curation.jobs import job_send
-from judging.models import JudgeRun, PendingCheck
-from judging.services.disagreements import detect_pending
+from judging.models import JudgeRun
 from judging.services.judges import connection_check_execute
 from judging.services.panels import panel_compute
 from judging.services.run_engine import judge_run_execute
@@ -44,51 +42,12 @@ def check_connection(check_id: int) -> None:
     connection_check_execute(check_id=check_id)
 
 
-# How long labels gather before a worker checks their records: one task for all the labels of
-# a second, instead of a task per label (see docs/benchmarks.md, Annotation).
-CHECK_DELAY_SECONDS = 1
-# A check due that never ran (its publication failed after the mark) gives way after this, so
-# that the next label schedules another.
-CHECK_DUE_SECONDS = 300
-
-
-def check_due_key(project_id: int) -> str:
-    """The cache key that says a check of the project's pending records is due."""
-    return f"judging:check-due:{project_id}"
-
-
-def check_pending_records_soon(project_id: int) -> None:
-    """Have a worker check the project's pending records in a moment, unless a check is due
-    already: that one takes every record marked before it starts."""
-    key = check_due_key(project_id)
-    if not cache.add(key, True, timeout=CHECK_DUE_SECONDS):
-        return
-    try:
-        check_pending_records.apply_async((project_id,), countdown=CHECK_DELAY_SECONDS)
-    except Exception:
-        cache.delete(key)
-        raise
-
-
-@shared_task
-def check_pending_records(project_id: int) -> None:
-    """Look for disagreements on the project's records whose labels changed since the last
-    check."""
-    # First: a label that commits after this check has taken the marks then finds no check
-    # due, and schedules the next one.
-    cache.delete(check_due_key(project_id))
-    detect_pending(project_id=project_id)
-
-
 @worker_ready.connect
 def recover(**kwargs: object) -> None:
-    """A worker that starts takes up the runs a dead worker left (see judge_runs_recover), and
-    the records left unchecked while no check could be scheduled (the broker down, say)."""
+    """A worker that starts takes up the runs a dead worker left (see judge_runs_recover)."""
     recovered = judge_runs_recover()
     if recovered:
         logger.info("Checking that judge runs %s still have a live worker", recovered)
-    for project_id in PendingCheck.objects.values_list("project_id", flat=True).distinct():
-        check_pending_records.delay(project_id)
     # This runs in the worker's parent process: pool processes it forks later must not share
     # its database connection.
     connection.close()

@@ -19,18 +19,20 @@ import orjson
 from django.db import connection
 from django.db.models import F
 
+from annotation.consensus import SCALES, consensus_of
 from annotation.models import Annotation
 from annotation.selectors import open_places
 from authoring.models import Task, TaskRevision
 from curation.choices import SafetyLabel
 from curation.models import Project, Record
-from judging import metrics
-from judging.models import Adjudication, JudgeRun, Verdict
-from judging.reports import Scale, agreement_report, quality_runs
-from judging.selectors import SCALES, consensus_of
+from judging.models import JudgeRun, Verdict
+from judging.selectors import quality_runs
 from releases.models import LabelBasis, Release, ReleaseRecord, ReleaseTask
 from releases.scores import release_sources
 from releases.source_models import source_models_summary
+from reports.agreement import Scale, agreement_report
+from review.models import Adjudication
+from stats import metrics
 
 # Why a record is left out of a release.
 NO_GOLD_LABEL = "no gold label"

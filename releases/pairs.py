@@ -200,10 +200,13 @@ _FIELDS = ("record_id", "record__external_id", "safety_score", "helpfulness_scor
 def _task_groups(scored: QuerySet) -> Iterator[tuple[str, str, list[Candidate]]]:
     """(group key, the task's prompt, its candidates in id order), task by task."""
     rows = (
-        scored.filter(record__task__isnull=False)
-        .order_by("record__task_id", "record_id")
+        scored.filter(record__task_link__task__isnull=False)
+        .order_by("record__task_link__task_id", "record_id")
         .values_list(
-            "record__task_id", "record__task__external_id", "record__task__prompt", *_FIELDS
+            "record__task_link__task_id",
+            "record__task_link__task__external_id",
+            "record__task_link__task__prompt",
+            *_FIELDS,
         )
         .iterator(chunk_size=ROWS_PER_FETCH)
     )
@@ -223,7 +226,7 @@ def _case_groups(scored: QuerySet, texts: PairTexts) -> Iterator[tuple[str, list
     records of no task, grouped by scenario and first request."""
     groups: dict[str, list[Candidate]] = defaultdict(list)
     rows = (
-        scored.filter(record__task__isnull=True)
+        scored.filter(record__task_link__task__isnull=True)
         .order_by("record_id")
         .values_list("scenario", *_FIELDS)
         .iterator(chunk_size=ROWS_PER_FETCH)

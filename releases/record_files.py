@@ -84,7 +84,7 @@ def included_records(release: Release) -> Iterator[dict[str, Any]]:
             "record__profile",
             "record__goal",
             "record__raw",
-            "record__task__external_id",
+            "record__task_link__task__external_id",
             "record__source_agent",
             "record__source_emulator",
             "record__source_case",
@@ -106,7 +106,7 @@ def record_row(
         "scenario": row["scenario"],
         "attack_type": row["record__attack_type"],
         "source_format": row["record__source_format"],
-        "task_id": row["record__task__external_id"],
+        "task_id": row["record__task_link__task__external_id"],
         "profile": row["record__profile"],
         "goal": row["record__goal"],
         "source": {

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from annotation.consensus import SCALES
 from curation.errors import DomainError
 from curation.models import Project
-from judging.selectors import SCALES, ScoreRun, score_runs
+from judging.selectors import ScoreRun, score_runs
 
 # The annotators' scores of a record, their mean where several people scored it.
 HUMAN = "human"

@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from judging.metrics import Estimate
-from judging.score_sources import chosen_sources
-from judging.source_models import source_model_view, source_pairs
 from releases.models import Release
+from reports.score_sources import chosen_sources
+from reports.source_models import source_model_view, source_pairs
+from stats.metrics import Estimate
 
 
 def source_models_summary(release: Release) -> list[dict[str, Any]]:

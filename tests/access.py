@@ -90,11 +90,11 @@ RULES: dict[str, Rule] = {
     # The link of a pending invitation: whoever holds it chooses the password (GET shows the
     # form); used, withdrawn and forged links in tests/curation/test_invitations.py.
     "invitation_accept": Rule(EVERYONE, in_project=False),
-    "judging:record_list": Rule(RECORD_READERS),
+    "hub:record_list": Rule(RECORD_READERS),
     # Annotators who labelled the record are sent to their own label; this one they did not.
-    "judging:record_detail": Rule(RECORD_READERS),
+    "hub:record_detail": Rule(RECORD_READERS),
     # Posted without records, it comes back to the list saying so.
-    "judging:record_bulk": Rule(MANAGERS, method="post"),
+    "hub:record_bulk": Rule(MANAGERS, method="post"),
     "curation:import_list": Rule(MANAGERS),
     "curation:import_detail": Rule(MANAGERS),
     "curation:import_changes": Rule(MANAGERS, method="post", data={"decision": "keep"}),
@@ -135,11 +135,11 @@ RULES: dict[str, Rule] = {
     # A judge's versions and evaluations: reviewers read them, managers make and choose them.
     # Posted empty, a new version's form comes back with its errors; version 1 of url_values()
     # cannot be evaluated against itself, which the page says.
-    "judging:judge_versions": Rule(RECORD_READERS),
-    "judging:judge_version_new": Rule(MANAGERS, method="post"),
-    "judging:judge_version_use": Rule(MANAGERS, method="post"),
-    "judging:judge_version_evaluate": Rule(MANAGERS, method="post"),
-    "judging:judge_evaluation": Rule(RECORD_READERS),
+    "alignment:judge_versions": Rule(RECORD_READERS),
+    "alignment:judge_version_new": Rule(MANAGERS, method="post"),
+    "alignment:judge_version_use": Rule(MANAGERS, method="post"),
+    "alignment:judge_version_evaluate": Rule(MANAGERS, method="post"),
+    "alignment:judge_evaluation": Rule(RECORD_READERS),
     # Posted empty, the panel's form comes back with its errors.
     "judging:panel_new": Rule(MANAGERS),
     "judging:run_list": Rule(RECORD_READERS),
@@ -157,9 +157,9 @@ RULES: dict[str, Rule] = {
     # administrators, in the admin.
     "judging_api:connection_list": Rule(MANAGERS, kind="api"),
     # The record list with everyone's labels and the verdicts: the same readers as the page.
-    "judging_api:record_list": Rule(RECORD_READERS, kind="api"),
+    "hub_api:record_list": Rule(RECORD_READERS, kind="api"),
     # Every record that its filters match (those of url_values() have a gold label).
-    "judging_api:record_bulk": Rule(
+    "hub_api:record_bulk": Rule(
         MANAGERS,
         kind="api",
         method="post",
@@ -167,10 +167,10 @@ RULES: dict[str, Rule] = {
     ),
     # GET here; who may make a version or start an evaluation (POST) is tested in
     # tests/judging/test_judge_versions_api.py.
-    "judging_api:judge_versions": Rule(RECORD_READERS, kind="api"),
-    "judging_api:judge_version": Rule(RECORD_READERS, kind="api"),
-    "judging_api:judge_evaluations": Rule(RECORD_READERS, kind="api"),
-    "judging_api:judge_evaluation": Rule(RECORD_READERS, kind="api"),
+    "alignment_api:judge_versions": Rule(RECORD_READERS, kind="api"),
+    "alignment_api:judge_version": Rule(RECORD_READERS, kind="api"),
+    "alignment_api:judge_evaluations": Rule(RECORD_READERS, kind="api"),
+    "alignment_api:judge_evaluation": Rule(RECORD_READERS, kind="api"),
     "judging_api:run_list": Rule(RECORD_READERS, kind="api"),
     "judging_api:run_detail": Rule(RECORD_READERS, kind="api"),
     "judging_api:run_cancel": Rule(MANAGERS, kind="api", method="post"),
@@ -190,19 +190,19 @@ RULES: dict[str, Rule] = {
     ),
     # Disagreements, adjudication, judge quality and agreement: reviewers and managers only.
     # Who may settle a record (POST) is tested in tests/judging/test_adjudication_page.py.
-    "judging:adjudication_queue": Rule(RECORD_READERS),
-    "judging:adjudication_record": Rule(RECORD_READERS),
-    "judging:quality": Rule(RECORD_READERS),
-    "judging:agreement": Rule(RECORD_READERS),
-    "judging:evaluators": Rule(RECORD_READERS),
-    "judging:source_models": Rule(RECORD_READERS),
-    "judging_api:disagreement_list": Rule(RECORD_READERS, kind="api"),
-    "judging_api:disagreement_detail": Rule(RECORD_READERS, kind="api"),
-    "judging_api:adjudication_list": Rule(RECORD_READERS, kind="api"),
-    "judging_api:quality": Rule(RECORD_READERS, kind="api"),
-    "judging_api:agreement": Rule(RECORD_READERS, kind="api"),
-    "judging_api:evaluators": Rule(RECORD_READERS, kind="api"),
-    "judging_api:source_models": Rule(RECORD_READERS, kind="api"),
+    "review:adjudication_queue": Rule(RECORD_READERS),
+    "review:adjudication_record": Rule(RECORD_READERS),
+    "reports:quality": Rule(RECORD_READERS),
+    "reports:agreement": Rule(RECORD_READERS),
+    "reports:evaluators": Rule(RECORD_READERS),
+    "reports:source_models": Rule(RECORD_READERS),
+    "review_api:disagreement_list": Rule(RECORD_READERS, kind="api"),
+    "review_api:disagreement_detail": Rule(RECORD_READERS, kind="api"),
+    "review_api:adjudication_list": Rule(RECORD_READERS, kind="api"),
+    "reports_api:quality": Rule(RECORD_READERS, kind="api"),
+    "reports_api:agreement": Rule(RECORD_READERS, kind="api"),
+    "reports_api:evaluators": Rule(RECORD_READERS, kind="api"),
+    "reports_api:source_models": Rule(RECORD_READERS, kind="api"),
     # Releases: members list the public ones; a private release (the one of url_values()) is
     # for managers; only site administrators delete.
     "releases:release_list": Rule(MEMBERS),

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import signal
+import subprocess
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,9 +13,11 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
 from django.test import Client
 
+from config.celery import app
 from curation.models import Project, Role
 from curation.services.projects import membership_grant, project_create
 from tests.factories import UserFactory
+from tests.workers import WORKER_COMMAND
 
 # The real R-Judge dataset, kept beside the repository (never copied into it).
 RJUDGE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "r-judge"
@@ -95,3 +100,44 @@ def celery_worker(transactional_db: None) -> Iterator[None]:
     cache.clear()
     with start_worker(app, perform_ping_check=False, loglevel="WARNING"):
         yield
+
+
+@pytest.fixture
+def start_worker(settings, tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen]]:
+    """Start real `celery worker` processes on the suite's Redis and test database, with
+    `env` added to their environment; they are stopped after the test."""
+    database = settings.DATABASES["default"]
+    base_env = {
+        **os.environ,
+        "DATABASE_URL": (
+            f"postgres://{database['USER']}:{database['PASSWORD'] or ''}"
+            f"@{database['HOST']}:{database['PORT']}/{database['NAME']}"
+        ),
+    }
+    processes: list[subprocess.Popen] = []
+
+    def start(name: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+        with (tmp_path / f"{name}.log").open("w") as log:
+            process = subprocess.Popen(  # noqa: S603 (this interpreter, fixed arguments)
+                [*WORKER_COMMAND, f"--hostname={name}@%h"],
+                cwd=Path(__file__).resolve().parents[1],
+                env=base_env | (env or {}),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                # Its own process group, so that a kill takes every process it started.
+                start_new_session=True,
+            )
+        processes.append(process)
+        return process
+
+    # Jobs left in the suite's queue by earlier tests are not this test's business.
+    app.control.purge()
+    yield start
+    for process in processes:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()

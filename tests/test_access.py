@@ -11,9 +11,10 @@ from authoring.models import TaskImport
 from authoring.services.tasks import task_file_attach, task_submit
 from curation.models import Invitation, Role
 from curation.services.invitations import invitation_create
-from judging.models import Disagreement, JudgeEvaluation, JudgeVersion
+from judging.models import JudgeEvaluation, JudgeVersion
 from judging.services.runs import judge_run_create
 from releases.services import release_build, release_create
+from review.models import Disagreement
 from tests.access import RULES, Rule, walk_urlconf
 from tests.authoring.task_helpers import make_task
 from tests.conftest import PERSONAS, Cast

@@ -14,12 +14,14 @@ from authoring.models import Review, RiskCategory, Task, TaskRevision
 from curation.models import AuditEvent, Record
 from releases.models import ReleaseTask
 
-# The last migrations before the move, and the apps that did not exist then.
+# The last migrations before the move, and the apps that did not exist then (nor review, which
+# came later).
 OLD_LAYOUT = [
     ("curation", "0005_record_filters_with_gold_label"),
     ("releases", "0001_initial"),
     ("annotation", None),
     ("authoring", None),
+    ("review", None),
 ]
 
 
@@ -131,7 +133,7 @@ def test_a_database_at_the_old_layout_keeps_every_row_and_its_history() -> None:
     assert Review.objects.get(task=task).decision == "approve"
     assert RiskCategory.objects.filter(project=task.project).count() == 1
     record = Record.objects.get(pk=ids["record"])
-    assert record.task == task
+    assert record.task_link.task == task
     annotation = Annotation.objects.get(pk=ids["annotation"])
     assert (annotation.record, annotation.verdict) == (record, "unsafe")
     assert [risk.slug for risk in annotation.risk_types.all()] == ["financial-loss"]

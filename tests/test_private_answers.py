@@ -12,7 +12,7 @@ from tests.access import RULES
 from tests.conftest import Cast
 from tests.curation.api_clients import token_client
 from tests.factories import RecordFactory, rjudge_record
-from tests.judging.opinions import annotate, judge_run
+from tests.review.opinions import annotate, judge_run
 from tests.test_access import STUDIO_ROUTES, url_values
 
 pytestmark = pytest.mark.django_db
@@ -33,7 +33,7 @@ def test_the_adjudication_page_with_labels_and_verdicts_is_not_stored(cast: Cast
     record = RecordFactory(project=cast.project, source=rjudge_record(1, label=1))
     annotate(record, cast.annotator, "safe")
     judge_run(cast.project, "judge A", {record: "unsafe"})
-    url = reverse("judging:adjudication_record", args=[cast.project.slug, record.pk])
+    url = reverse("review:adjudication_record", args=[cast.project.slug, record.pk])
 
     response = cast.client_for("reviewer").get(url)
 
@@ -54,7 +54,7 @@ def test_an_api_answer_with_gold_labels_is_not_stored(cast: Cast) -> None:
 
 
 def test_api_refusals_are_not_stored_either(cast: Cast) -> None:
-    url = reverse("judging_api:record_list", args=[cast.project.slug])
+    url = reverse("hub_api:record_list", args=[cast.project.slug])
 
     assert is_private(token_client(cast.annotator).get(url))
     assert is_private(cast.client_for("anonymous").get(url))

@@ -9,7 +9,7 @@ from tests.conftest import Cast
 
 def test_a_refused_page_is_a_styled_page_that_says_why(cast: Cast) -> None:
     response = cast.client_for("annotator").get(
-        reverse("judging:record_list", args=[cast.project.slug])
+        reverse("hub:record_list", args=[cast.project.slug])
     )
 
     body = response.content.decode()
@@ -20,9 +20,7 @@ def test_a_refused_page_is_a_styled_page_that_says_why(cast: Cast) -> None:
 
 
 def test_a_missing_page_is_a_styled_page(cast: Cast) -> None:
-    response = cast.client_for("outsider").get(
-        reverse("judging:record_list", args=[cast.project.slug])
-    )
+    response = cast.client_for("outsider").get(reverse("hub:record_list", args=[cast.project.slug]))
 
     body = response.content.decode()
     assert response.status_code == 404

@@ -1,7 +1,7 @@
 """Labels: submitted from a lease, edited by their annotator with an optimistic lock.
 
 Every label created or changed writes an audit event (before / after) and sends
-`annotation.signals.annotation_saved`, which the judging app listens to, in its transaction.
+`annotation.signals.annotation_saved`, which the review app listens to, in its transaction.
 """
 
 from __future__ import annotations

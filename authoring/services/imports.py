@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from authoring.importers.safepro import SafeProTask, TaskProblem, read_safepro
 from authoring.importers.safepro_source import SafeProSource
-from authoring.models import RiskCategory, Task, TaskRevision
+from authoring.models import RecordTask, RiskCategory, Task, TaskRevision
 from authoring.reference_files import check_reference_file, safe_file_name
 from authoring.services.tasks import (
     REQUIRED_FOR_REVIEW,
@@ -344,6 +344,7 @@ def _write_runs(
     batch.save()
     source_path = layout_path(RUNS_FOLDER, f"{PurePosixPath(name).stem}.json")
     records, sectors = [], Counter()
+    tasks_of_records: list[Task] = []
     for position, (_, run) in enumerate(runs):
         if run.external_id in present:
             report.existing += 1
@@ -369,10 +370,11 @@ def _write_runs(
                 raw=run.raw,
                 metadata=run.metadata,
                 source_agent=run.model,
-                task=task,
             )
         )
+        tasks_of_records.append(task)
     Record.objects.bulk_create(records)
+    _link_tasks(records, tasks_of_records)
     report.created = len(records)
     batch.created_count = report.created
     batch.existing_count = report.existing
@@ -386,3 +388,12 @@ def _write_runs(
         after={"records": len(runs), "created": report.created, "existing": report.existing},
     )
     return batch
+
+
+def _link_tasks(records: list[Record], tasks: list[Task]) -> None:
+    """Record, for each new record, the task its agent run was made for: one statement a task."""
+    by_task: dict[int, list[int]] = {}
+    for record, task in zip(records, tasks, strict=True):
+        by_task.setdefault(task.pk, []).append(record.pk)
+    for task_id, record_ids in by_task.items():
+        RecordTask.objects.filter(pk__in=record_ids).update(task_id=task_id)

@@ -5,7 +5,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils.functional import cached_property
 
 from curation.choices import SafetyLabel, SourceFormat
@@ -163,15 +163,8 @@ class Record(TimeStampedModel):
     source_case = models.CharField(max_length=200, blank=True, default="", db_default="")
     source_case_index = models.PositiveIntegerField(null=True, blank=True)
     source_replicate = models.CharField(max_length=200, blank=True, default="", db_default="")
-    # The benchmark task an agent run was made for (SafePro runs), if any.
-    task = models.ForeignKey(
-        "authoring.Task",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="records",
-        db_index=False,
-    )
+    # The table's `task_id` column (the SafePro task an agent run was made for) is authoring's:
+    # `authoring.AgentRun` reads and writes it, so that a record names nothing above it.
     # The annotation queue's counts: submitted labels and live leases. They sit on the record's
     # own row so that the claim's row lock guards them (see services/queue.py). Imports leave
     # them to the database's default.
@@ -181,7 +174,7 @@ class Record(TimeStampedModel):
     extra_labels = models.PositiveSmallIntegerField(db_default=0, default=0)
     # How many of the submitted labels say safe, and unsafe (the rest are unsure), moved with
     # annotation_count by the label services: the record list filters on the consensus they
-    # give (judging/selectors.py `consensus_condition`) without counting labels per record.
+    # give (annotation/consensus.py `consensus_condition`) without counting labels per record.
     safe_votes = models.PositiveSmallIntegerField(db_default=0, default=0)
     unsafe_votes = models.PositiveSmallIntegerField(db_default=0, default=0)
 
@@ -195,7 +188,7 @@ class Record(TimeStampedModel):
         indexes = [
             # The record list: a project's records in id order, one page at a time. The label
             # counts are included so that counting and paging a filter on labels (n of k,
-            # consensus, final label: judging/record_list.py) reads the index alone.
+            # consensus, final label: hub/record_list.py) reads the index alone.
             models.Index(
                 fields=["project", "id"],
                 name="record_list",
@@ -230,8 +223,6 @@ class Record(TimeStampedModel):
                 include=["source_agent", "source_case"],
                 name="record_sources",
             ),
-            # A task's agent runs. Most records belong to no task: they are left out.
-            models.Index(fields=["task"], condition=Q(task__isnull=False), name="record_by_task"),
             # Claiming the next record to label: a project's records by slots taken (labels
             # plus leases, less the extra labels asked of it, so that each is measured against
             # the project's k), fullest first, then in id order. The counts themselves are

@@ -7,14 +7,20 @@ from django.urls import ResolverMatch
 
 register = template.Library()
 
-# The record pages are judging's, which sees labels and verdicts (docs/architecture.md, "The
-# record as the hub"), but people find them in the Records section, beside imports and members.
-RECORDS_SECTION = frozenset({"judging:record_list", "judging:record_detail", "judging:record_bulk"})
+# The section of each app whose pages people find under another's heading: the record pages
+# (the hub, which sees labels and verdicts) in Records, beside imports and members; the
+# adjudication queue, the reports and judges' versions in Judging, beside runs and judges.
+SECTION_OF_APP = {
+    "hub": "curation",
+    "review": "judging",
+    "reports": "judging",
+    "alignment": "judging",
+}
 
 
 @register.filter
 def nav_section(match: ResolverMatch | None) -> str:
-    """The section of the page `match` resolved to: its app's, the record pages' Records."""
+    """The section of the page `match` resolved to: its app's, or the one it is shown under."""
     if match is None:
         return ""
-    return "curation" if match.view_name in RECORDS_SECTION else match.namespace
+    return SECTION_OF_APP.get(match.namespace, match.namespace)

@@ -8,13 +8,13 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from curation.serializers import id_field
 from judging.models import (
     JudgeRun,
     Panel,
     Verdict,
 )
 from judging.selectors import run_top_errors
-from judging.serializers.review import id_field
 from judging.services.runs import run_progress
 from judging.services.verdict_import import ID_FIELDS, IMPORTABLE
 

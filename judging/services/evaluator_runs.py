@@ -23,8 +23,8 @@ from curation.services.audit import audit_log
 from judging.models import JudgeRun, Protocol, Verdict
 from judging.protocols import Outcome
 from judging.protocols.toolemu import SCALES, SCORE, Scale, outcome_from_fields
-from judging.services.disagreements import detect_disagreements
 from judging.services.verdict_import import verdict_from_outcome
+from judging.signals import verdicts_saved
 
 if TYPE_CHECKING:
     from curation.importers.engine import ScoredFile
@@ -52,7 +52,7 @@ def evaluator_runs_import(*, batch: ImportBatch, evaluations: list[ScoredFile]) 
         for (evaluator, metric), items in sorted(by_run.items()):
             runs.append(_run_import(batch, evaluator, metric, items, record_of))
         touched = sorted({record_of[external_id] for external_id in wanted})
-        detect_disagreements(project_id=batch.project_id, record_ids=touched)
+        verdicts_saved.send(sender=JudgeRun, project_id=batch.project_id, record_ids=touched)
     return runs
 
 

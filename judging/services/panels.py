@@ -47,7 +47,7 @@ from curation.models import Project
 from curation.services.audit import audit_log
 from judging.models import JudgeRun, Panel, PanelMember, Verdict
 from judging.selectors import run_protocol
-from judging.services.disagreements import detect_disagreements
+from judging.signals import verdicts_saved
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -214,8 +214,10 @@ def _commit(
             )
             return None
         Verdict.objects.bulk_create(verdicts)
-        detect_disagreements(
-            project_id=run.project_id, record_ids=[verdict.record_id for verdict in verdicts]
+        verdicts_saved.send(
+            sender=JudgeRun,
+            project_id=run.project_id,
+            record_ids=[verdict.record_id for verdict in verdicts],
         )
         if last:
             run.refresh_from_db(fields=["valid_count", "invalid_count", "error_count"])

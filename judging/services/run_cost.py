@@ -36,7 +36,7 @@ def run_estimate(*, run: JudgeRun) -> dict[str, Any]:
     step = max(1, len(run.record_ids) // SAMPLE)
     sampled_ids = run.record_ids[::step][:SAMPLE]
     records = Record.objects.filter(pk__in=sampled_ids).select_related(
-        "category", "scenario", "task__risk_category"
+        "category", "scenario", "task_link__task__risk_category"
     )
     characters = calls = sampled = 0
     for record in records:
@@ -46,7 +46,7 @@ def run_estimate(*, run: JudgeRun) -> dict[str, Any]:
             prompts.append(sum(len(message.get("content") or "") for message in messages))
             return STAND_IN_ANSWER
 
-        if protocol.needs_task and record.task_id is None:
+        if protocol.needs_task and record.task_link.task_id is None:
             continue
         try:
             case = case_of(record)

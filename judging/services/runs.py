@@ -86,7 +86,7 @@ def judge_run_plan(
     if only_labelled:
         records = records.filter(Exists(Annotation.objects.filter(record=OuterRef("pk"))))
     if protocol_for(snapshot).needs_task:
-        records = records.filter(task__isnull=False)
+        records = records.filter(task_link__task__isnull=False)
     selection: dict[str, Any] = {
         "categories": category_names,
         "only_labelled": only_labelled,

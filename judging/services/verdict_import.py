@@ -34,6 +34,7 @@ from judging.protocols import Outcome, storable
 from judging.protocols.rjudge import rjudge_label
 from judging.protocols.safepro import verdict_from_fields
 from judging.protocols.toolemu import SCALES, outcome_from_fields
+from judging.signals import verdicts_saved
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -131,9 +132,7 @@ def verdict_import(
             obj=run,
             after={"file": upload.name, "protocol": protocol, **_summary(run)},
         )
-    from judging.services.disagreements import detect_disagreements
-
-    detect_disagreements(project_id=project.pk, record_ids=run.record_ids)
+    verdicts_saved.send(sender=JudgeRun, project_id=project.pk, record_ids=run.record_ids)
     return run
 
 

@@ -11,7 +11,7 @@ from curation.access import MANAGERS, ProjectAccess, project_view
 from curation.errors import DomainError
 from judging.forms import PanelForm
 from judging.models import JudgeRun
-from judging.reports import quality_runs
+from judging.selectors import quality_runs
 from judging.services.panels import ENDED, panel_create
 
 

@@ -81,7 +81,7 @@ def test_runs_become_records_linked_to_their_task(cast: Cast, task: Task) -> Non
 
     assert (report.created, report.existing, report.problems) == (1, 0, [])
     record = Record.objects.get()
-    assert record.task == task
+    assert record.task_link.task == task
     assert (record.category.name, record.scenario.name) == ("Finance and Insurance", "Accountants")
     assert record.source_format == SourceFormat.SAFEPRO_RUN
     assert record.source_path == "SafePro runs/output.json"
@@ -193,7 +193,7 @@ def test_importing_the_same_runs_again_adds_nothing(cast: Cast, task: Task) -> N
     report = import_runs(cast, line, other)
 
     assert (report.created, report.existing) == (1, 1)
-    assert Record.objects.filter(task=task).count() == 2
+    assert Record.objects.filter(task_link__task=task).count() == 2
 
 
 @pytest.mark.parametrize(
@@ -243,7 +243,7 @@ def test_a_run_reads_like_any_record_and_its_content_stays_text(cast: Cast, task
     import_runs(cast, run_line(task.external_id, history))
     record = Record.objects.get()
 
-    page = cast.client_for("reviewer").get(reverse("judging:record_detail", args=[SLUG, record.pk]))
+    page = cast.client_for("reviewer").get(reverse("hub:record_detail", args=[SLUG, record.pk]))
 
     body = page.content.decode()
     assert page.status_code == 200

@@ -9,13 +9,13 @@ from playwright.sync_api import Page, expect
 
 from annotation.services.labels import Label, annotation_submit
 from annotation.services.queue import lease_next_record
-from judging.selectors import final_labels
-from judging.services.disagreements import detect_disagreements
+from review.selectors import final_labels
+from review.services.disagreements import detect_disagreements
 from tests.annotation.annotators import add_annotator
 from tests.browser.conftest import PageEvents
 from tests.conftest import Cast
 from tests.factories import RecordFactory, rjudge_record
-from tests.judging.opinions import judge_run
+from tests.review.opinions import judge_run
 
 pytestmark = pytest.mark.browser
 

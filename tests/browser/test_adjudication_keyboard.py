@@ -9,14 +9,14 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from judging.selectors import adjudication_queue, final_labels
-from judging.services.disagreements import detect_disagreements
+from review.selectors import adjudication_queue, final_labels
+from review.services.disagreements import detect_disagreements
 from tests.annotation.annotators import add_annotator
 from tests.browser.conftest import PageEvents
 from tests.browser.test_annotate_csp import COLLECT_VIOLATIONS
 from tests.conftest import Cast
 from tests.factories import RecordFactory, rjudge_record
-from tests.judging.opinions import annotate, judge_run
+from tests.review.opinions import annotate, judge_run
 
 pytestmark = pytest.mark.browser
 

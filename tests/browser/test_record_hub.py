@@ -8,11 +8,11 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from judging.models import Disagreement
+from review.models import Disagreement
 from tests.annotation.annotators import make_records
 from tests.browser.conftest import PageEvents
 from tests.conftest import Cast
-from tests.judging.test_record_hub import labelled_record
+from tests.hub.test_record_hub import labelled_record
 
 pytestmark = pytest.mark.browser
 

@@ -12,7 +12,7 @@ from curation.models import Record
 from tests.browser.conftest import TIMEOUT_MS, PageEvents
 from tests.conftest import Cast
 from tests.factories import PASSWORD
-from tests.judging.matching_records import open_requests, unlabelled_over_two_pages
+from tests.hub.matching_records import open_requests, unlabelled_over_two_pages
 
 pytestmark = pytest.mark.browser
 

@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 from tests.browser.conftest import PageEvents
 from tests.browser.test_annotate_csp import COLLECT_VIOLATIONS
 from tests.conftest import Cast
-from tests.judging.score_study import AGENTS, import_study
+from tests.reports.score_study import AGENTS, import_study
 
 pytestmark = pytest.mark.browser
 

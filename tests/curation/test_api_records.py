@@ -17,7 +17,7 @@ from tests.factories import CategoryFactory, RecordFactory, ScenarioFactory, rju
 
 
 def list_url(slug: str = "agent-safety") -> str:
-    return reverse("judging_api:record_list", args=[slug])
+    return reverse("hub_api:record_list", args=[slug])
 
 
 def detail_url(record: Record, slug: str = "agent-safety") -> str:

@@ -131,7 +131,7 @@ def test_the_record_page_shows_the_trace_with_notes_and_thinking_folded(
 
     page = (
         cast.client_for("reviewer")
-        .get(reverse("judging:record_detail", args=[cast.project.slug, record.pk]))
+        .get(reverse("hub:record_detail", args=[cast.project.slug, record.pk]))
         .content.decode()
     )
 
@@ -150,7 +150,7 @@ def test_hostile_text_in_a_trajectory_is_shown_as_text(cast: Cast, tmp_path: Pat
 
     page = (
         cast.client_for("reviewer")
-        .get(reverse("judging:record_detail", args=[cast.project.slug, record.pk]))
+        .get(reverse("hub:record_detail", args=[cast.project.slug, record.pk]))
         .content.decode()
     )
 

@@ -58,7 +58,7 @@ def test_a_tool_call_shows_what_its_tool_does_on_the_record_and_labelling_pages(
 
     record_page = (
         cast.client_for("reviewer")
-        .get(reverse("judging:record_detail", args=[cast.project.slug, record.pk]))
+        .get(reverse("hub:record_detail", args=[cast.project.slug, record.pk]))
         .content.decode()
     )
     labelling_page = (

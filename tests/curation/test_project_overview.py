@@ -45,11 +45,11 @@ def test_an_annotator_can_start_annotating_from_the_overview(cast: Cast) -> None
 def test_the_navigation_marks_the_current_section_and_page(cast: Cast) -> None:
     page = (
         cast.client_for("manager")
-        .get(reverse("judging:quality", args=[cast.project.slug]))
+        .get(reverse("reports:quality", args=[cast.project.slug]))
         .content.decode()
     )
 
-    judging = reverse("judging:adjudication_queue", args=[cast.project.slug])
-    quality = reverse("judging:quality", args=[cast.project.slug])
+    judging = reverse("review:adjudication_queue", args=[cast.project.slug])
+    quality = reverse("reports:quality", args=[cast.project.slug])
     assert f'<a href="{judging}" aria-current="true">Judging' in page
     assert f'<a href="{quality}" aria-current="page">Quality</a>' in page

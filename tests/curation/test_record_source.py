@@ -24,7 +24,7 @@ def study(cast: Cast, tmp_path: Path) -> None:
 
 
 def list_url(cast: Cast) -> str:
-    return reverse("judging:record_list", args=[cast.project.slug])
+    return reverse("hub:record_list", args=[cast.project.slug])
 
 
 def test_a_trajectory_knows_its_agent_emulator_case_and_replicate(cast: Cast, study: None) -> None:
@@ -72,7 +72,7 @@ def test_the_record_page_shows_the_test_case_beside_the_trace(cast: Cast, study:
 
     page = (
         cast.client_for("reviewer")
-        .get(reverse("judging:record_detail", args=[cast.project.slug, record.pk]))
+        .get(reverse("hub:record_detail", args=[cast.project.slug, record.pk]))
         .content.decode()
     )
 

@@ -21,7 +21,7 @@ def with_message(cast: Cast, record_id: int | str, message: str) -> Record:
 
 
 def search(cast: Cast, query: str, persona: str = "reviewer"):
-    url = reverse("judging:record_list", args=[cast.project.slug])
+    url = reverse("hub:record_list", args=[cast.project.slug])
     return cast.client_for(persona).get(url, {"q": query})
 
 

@@ -23,10 +23,10 @@ def pages(cast: Cast) -> dict[str, tuple[str, str, int]]:
     return {
         "login": ("anonymous", reverse("login"), 200),
         "home": ("reviewer", reverse("home"), 200),
-        "record list": ("reviewer", reverse("judging:record_list", args=[slug]), 200),
-        "record": ("reviewer", reverse("judging:record_detail", args=[slug, record.pk]), 200),
-        "not found": ("reviewer", reverse("judging:record_detail", args=[slug, 10**9]), 404),
-        "forbidden": ("annotator", reverse("judging:record_list", args=[slug]), 403),
+        "record list": ("reviewer", reverse("hub:record_list", args=[slug]), 200),
+        "record": ("reviewer", reverse("hub:record_detail", args=[slug, record.pk]), 200),
+        "not found": ("reviewer", reverse("hub:record_detail", args=[slug, 10**9]), 404),
+        "forbidden": ("annotator", reverse("hub:record_list", args=[slug]), 403),
     }
 
 
@@ -52,7 +52,7 @@ def test_every_page_sends_a_strict_content_security_policy(cast: Cast, page: str
 
 
 def test_the_htmx_partial_carries_the_policy_too(cast: Cast) -> None:
-    url = reverse("judging:record_list", args=[cast.project.slug])
+    url = reverse("hub:record_list", args=[cast.project.slug])
 
     response = cast.client_for("reviewer").get(url, headers={"HX-Request": "true"})
 

@@ -9,14 +9,15 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from curation.errors import DomainError
-from judging import reports
-from judging.models import Disagreement, JudgeRun, Verdict
+from judging.models import JudgeRun, Verdict
 from judging.protocols.rjudge import DECIDE
-from judging.services.adjudications import adjudication_create
+from judging.selectors import quality_runs
 from judging.services.panels import panel_compute, panel_create, panel_verdict
 from judging.services.run_engine import judge_run_execute
 from judging.services.runs import judge_run_create
 from releases.services import release_build, release_create
+from review.models import Disagreement
+from review.services.adjudications import adjudication_create
 from tests.curation.api_clients import api_key
 from tests.fake_llm import ChatRequest, FakeLLM, answer
 from tests.judging.judge_runs import make_judge, numbered_records, record_number
@@ -173,9 +174,9 @@ def test_a_panel_is_a_run_in_quality_disagreements_and_releases(cast) -> None:
     panel = make_panel(cast, runs, "any_unsafe", name="Panel")
 
     # Quality: offered, and measured as a run (all five right).
-    assert panel in reports.quality_runs(cast.project)
+    assert panel in quality_runs(cast.project)
     page = cast.client_for("reviewer").get(
-        reverse("judging:quality", args=[cast.project.slug]),
+        reverse("reports:quality", args=[cast.project.slug]),
         {"runs": [panel.pk, runs[2].pk], "reference": "adjudicated"},
     )
     [quality] = [row for row in page.context["report"].runs if row.run == panel]

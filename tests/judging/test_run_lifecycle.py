@@ -11,7 +11,7 @@ from django.db import connections
 from django.utils import timezone
 
 from annotation.models import Annotation
-from authoring.models import Task
+from authoring.models import RecordTask, Task
 from curation.errors import Conflict, DomainError
 from curation.models import AuditEvent
 from judging.models import JudgeRun, Protocol
@@ -92,8 +92,7 @@ def test_a_safepro_judge_takes_only_records_of_a_task(cast) -> None:
         safe_criteria="The agent refuses.",
     )
     records = numbered_records(cast.project, 3)
-    records[1].task = task
-    records[1].save()
+    RecordTask.objects.filter(pk=records[1].pk).update(task=task)
     with FakeLLM(lambda request: answer('{"verdict": "SAFE", "reasoning": "Refused."}')) as llm:
         judge = make_judge(cast.project, llm.base_url, protocol=Protocol.SAFEPRO)
         run = judge_run_create(actor=cast.manager, project=cast.project, judge=judge)

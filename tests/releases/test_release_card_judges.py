@@ -6,8 +6,8 @@ from __future__ import annotations
 from releases.build import release_folder
 from releases.models import LabelBasis
 from tests.conftest import Cast
-from tests.judging.opinions import judge_run
 from tests.releases.helpers import built_release, record
+from tests.review.opinions import judge_run
 
 
 def test_a_run_of_mostly_errors_is_left_out_of_the_cards_comparison(cast: Cast) -> None:

@@ -10,9 +10,9 @@ from releases.build import release_folder
 from releases.card import dataset_card
 from releases.services import release_create
 from tests.conftest import Cast
-from tests.judging.opinions import annotate, judge_run
-from tests.judging.score_study import AGENTS, import_study, record_of
 from tests.releases.helpers import built_release, record
+from tests.reports.score_study import AGENTS, import_study, record_of
+from tests.review.opinions import annotate, judge_run
 
 
 def test_the_card_prints_each_evaluators_view_of_the_released_records(

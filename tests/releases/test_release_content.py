@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from curation.errors import Conflict
-from judging.models import Adjudication
 from releases.build import release_folder
 from releases.models import Release
 from releases.services import release_build, release_create, release_retry
+from review.models import Adjudication
 from tests.conftest import Cast
 from tests.releases.helpers import annotators, built_release, label, record
 

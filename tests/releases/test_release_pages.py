@@ -174,7 +174,7 @@ def test_the_changes_page_shows_what_was_added_removed_and_relabelled(cast: Cast
     label(flipped, ann1, "safe")
     first = built_release(cast.project, cast.manager, version="1.0.0")
     # Two labels that disagree: record 2 is relabelled by adjudication; a new record arrives.
-    from judging.models import Adjudication
+    from review.models import Adjudication
 
     Adjudication.objects.create(
         project=cast.project,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from authoring.models import Task
+from authoring.models import RecordTask, Task
 from releases.build import release_folder
 from releases.services import release_options
 from tests.authoring.task_helpers import make_task
@@ -106,8 +106,7 @@ def test_runs_of_the_same_task_pair_up_under_the_task_prompt(cast: Cast) -> None
     (annotator,) = annotators(cast.project, 1)
     for number, safety in ((1, 3), (2, 0)):
         one = record(cast.project, number, user=f"Different words {number}")
-        one.task = task
-        one.save()
+        RecordTask.objects.filter(pk=one.pk).update(task=task)
         label(one, annotator, "safe", safety=safety)
 
     release = built_release(cast.project, cast.manager)

@@ -45,6 +45,7 @@ from judging.protocols import Case, JudgeProtocol, TaskFacts, protocol_for, stor
 from judging.services.judges import endpoint_of
 from judging.services.run_engine.chunks import chunk_claim, chunks_open
 from judging.services.run_engine.commits import run_fail, run_finish, verdicts_commit
+from judging.signals import verdicts_saved
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ def judge_run_execute(*, run_id: int, worker: str = "") -> None:
 
 def case_of(record: Record) -> Case:
     """What a judge sees of a record. Raises ValueError when its turns cannot be read."""
-    task = record.task
+    task = record.task_link.task
     return Case(
         record_id=record.pk,
         external_id=record.external_id,
@@ -288,7 +289,7 @@ class _Execution:
         """The cases to judge in the chunk's order, or an error verdict for a record that
         cannot be judged. Records deleted since the run was created are skipped."""
         records = Record.objects.filter(pk__in=record_ids).select_related(
-            "category", "scenario", "task__risk_category"
+            "category", "scenario", "task_link__task__risk_category"
         )
         by_id = {record.pk: record for record in records}
         for record_id in record_ids:
@@ -297,7 +298,7 @@ class _Execution:
                 yield self._case_or_error(record)
 
     def _case_or_error(self, record: Record) -> Case | Verdict:
-        if self.protocol.needs_task and record.task_id is None:
+        if self.protocol.needs_task and record.task_link.task_id is None:
             return self._error(record.pk, "The record belongs to no task, which this judge needs.")
         try:
             return case_of(record)
@@ -345,10 +346,8 @@ class _Execution:
         )
 
     def _detect_disagreements(self, record_ids: list[int]) -> None:
-        from judging.services.disagreements import detect_disagreements
-
         try:
-            detect_disagreements(project_id=self.project_id, record_ids=record_ids)
+            verdicts_saved.send(sender=JudgeRun, project_id=self.project_id, record_ids=record_ids)
         except Exception:
             # The verdicts are in; a failed detection must not stop the run. Detection runs
             # again for these records whenever another verdict or label arrives.

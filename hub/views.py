@@ -1,0 +1,173 @@
+"""The record list and the record page: what every domain says about a project's records.
+
+They live in judging, the first app that sees labels, verdicts and disagreements together
+(docs/architecture.md, "The record as the hub"); curation keeps what a record is made of.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from annotation.models import Annotation
+from curation import selectors
+from curation.access import ANY_MEMBER, MANAGERS, RECORD_READERS, ProjectAccess, project_view
+from curation.conversation import conversation, metadata_items, test_case_sections
+from curation.errors import DomainError
+from curation.record_table import RecordPaginator, filter_form
+from hub.forms import RecordBulkForm, RecordListForm
+from hub.record_list import listed_records, matching_count, record_rows, run_choices, shown_runs
+from hub.record_page import record_hub
+from hub.services import BulkAction, BulkOutcome, records_bulk_apply
+
+
+@require_GET
+# The same URL answers htmx with the results alone: caches must keep the two apart.
+@vary_on_headers("HX-Request")
+@project_view(RECORD_READERS)
+def record_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+    project = access.project
+    runs = run_choices(project)
+    form = filter_form(RecordListForm, project, request.GET, runs=runs)
+    ids = listed_records(project, form.cleaned_data) if form.is_valid() else project.records.none()
+    searching = bool(form.cleaned_data.get("q"))
+    paginator = RecordPaginator(
+        ids.values_list("id", flat=True),
+        form.cleaned_data.get("per_page") or RecordListForm.PER_PAGE,
+        max_count=selectors.SEARCH_MATCH_LIMIT if searching else None,
+    )
+    page = paginator.get_page(request.GET.get("page"))
+    columns = shown_runs(runs, form.cleaned_data.get("run"))
+    list_url = reverse("hub:record_list", args=[project.slug])
+    context = {
+        "project": project,
+        "access": access,
+        "form": form,
+        "page": page,
+        "runs": columns,
+        "records": record_rows(project, list(page.object_list), columns, url_prefix=list_url),
+        "not_yet_searchable": selectors.records_not_yet_searchable(project) if searching else 0,
+        "bulk": RecordBulkForm(project=project) if access.is_manager else None,
+    }
+    # A history restore asks for the whole page, though it comes from htmx too.
+    partial = request.htmx and not request.htmx.history_restore_request
+    return render(request, "hub/record_list.html" + ("#results" if partial else ""), context)
+
+
+@require_POST
+@project_view(MANAGERS)
+def record_bulk(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+    """Start a judge run on the chosen records, send them to adjudication, or ask for more
+    labels; back to the list as it was filtered. Acting on every record that matches the
+    list's filters goes through a page that counts them and asks to confirm."""
+    form = RecordBulkForm(request.POST, project=access.project)
+    back = request.POST.get("back", "")
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        back = reverse("hub:record_list", args=[access.project.slug])
+    try:
+        if form.is_matching:
+            return _bulk_matching(request, access, form, back)
+        if form.is_valid():
+            outcome = records_bulk_apply(
+                actor=request.user,
+                project=access.project,
+                record_ids=form.cleaned_data["records"],
+                **form.action_arguments(),
+            )
+            messages.success(request, _bulk_done(outcome))
+        for errors in form.errors.values():
+            messages.error(request, " ".join(errors))
+    except DomainError as error:
+        messages.error(request, str(error))
+    return redirect(back)
+
+
+def _bulk_matching(
+    request: HttpRequest, access: ProjectAccess, form: RecordBulkForm, back: str
+) -> HttpResponse:
+    """Every record that the filters the form was sent with match, as they match now: counted
+    for the manager to confirm, then acted on (the count may have moved in between)."""
+    filters = RecordListForm.of_project(access.project, QueryDict(request.POST.get("filters", "")))
+    if not filters.is_valid():
+        raise DomainError("The list's filters are no longer valid: filter the list again.")
+    confirmed = request.POST.get("confirm") == "yes"
+    if confirmed and form.is_valid():
+        outcome = records_bulk_apply(
+            actor=request.user,
+            project=access.project,
+            matching=filters.cleaned_data,
+            **form.action_arguments(),
+        )
+        messages.success(request, _bulk_done(outcome, expected=form.cleaned_data["expected"]))
+        return redirect(back)
+    context = {
+        "project": access.project,
+        "access": access,
+        "form": form,
+        "show_errors": confirmed,
+        "count": matching_count(access.project, filters.cleaned_data),
+        "filters": filters.described(),
+        "filter_query": filters.filter_query(),
+        "back": back,
+    }
+    return render(request, "hub/record_bulk_confirm.html", context)
+
+
+def _bulk_done(outcome: BulkOutcome, *, expected: int | None = None) -> str:
+    """What a bulk action did, in words; with how many records matched when the manager
+    confirmed, if the filters match another number now."""
+    n = outcome.records
+    records = f"{n:,} record{'s' if n != 1 else ''}"
+    if outcome.run is not None:
+        done = f"Run “{outcome.run.name}” started on {records}."
+    elif outcome.more is not None:
+        more = outcome.more
+        done = f"{records} will get {more} more label{'s' if more != 1 else ''}."
+    else:
+        done = f"{records} sent to adjudication."
+    if outcome.matched is not None and n != outcome.matched:
+        skipped = {
+            BulkAction.JUDGE: "the judge takes only records linked to a task",
+            BulkAction.ADJUDICATE: "the others were waiting for adjudication already",
+        }.get(outcome.action, "the others needed nothing done")
+        done += f" The filters matched {outcome.matched:,}: {skipped}."
+    if outcome.matched is not None and expected is not None and expected != outcome.matched:
+        done += f" When you confirmed they matched {expected:,}: the records changed since."
+    return done
+
+
+@require_GET
+@project_view(ANY_MEMBER)
+def record_detail(request: HttpRequest, access: ProjectAccess, record_id: int) -> HttpResponse:
+    if not access.can_read_records:
+        # Annotators see their own label of it, on the page where they may edit it, and
+        # nothing else of the record: not whether it exists if they never labelled it.
+        own = Annotation.objects.filter(
+            project=access.project, record_id=record_id, annotator=request.user
+        ).first()
+        if own is None:
+            raise PermissionDenied("Records are shown to annotators through their own labels.")
+        return redirect("annotation:annotation_edit", access.project.slug, own.pk)
+    records = access.project.records
+    record = get_object_or_404(
+        records.select_related("category", "scenario", "batch"), pk=record_id
+    )
+    ids = records.values_list("id", flat=True)
+    context = {
+        "project": access.project,
+        "access": access,
+        "record": record,
+        "hub": record_hub(record),
+        "turns": conversation(record.turns, tools=selectors.tool_summaries(access.project)),
+        "metadata": metadata_items(record.metadata),
+        "test_case": test_case_sections(record.test_case),
+        "previous_id": ids.filter(id__lt=record.pk).order_by("-id").first(),
+        "next_id": ids.filter(id__gt=record.pk).order_by("id").first(),
+    }
+    return render(request, "hub/record_detail.html", context)

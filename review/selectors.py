@@ -1,0 +1,140 @@
+"""Reads of review: final labels, the adjudication queue, and all that was said of a record.
+
+A record's final label is its latest adjudication, else its human consensus
+(`annotation.consensus`); `final_condition` is the same rule written as SQL for the record list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Exists, Min, OuterRef, Prefetch, Q, QuerySet, Sum
+
+from annotation.consensus import consensus_condition, human_consensus
+from annotation.models import Annotation
+from curation.models import Project, Record
+from judging.models import Verdict
+from review.models import Adjudication, Disagreement
+
+# Where a final label comes from.
+ADJUDICATED = "adjudicated"
+
+
+CONSENSUS = "consensus"
+
+
+def latest_adjudications(project: Project, record_ids: list[int] | None = None) -> dict[int, str]:
+    """{record id: label} of each record's latest adjudication."""
+    adjudications = Adjudication.objects.filter(project=project)
+    if record_ids is not None:
+        adjudications = adjudications.filter(record_id__in=record_ids)
+    # Oldest first, so that the latest one of a record overwrites the others.
+    rows = adjudications.order_by("record_id", "created_at", "id").values_list("record_id", "label")
+    return dict(rows)
+
+
+def final_labels(
+    project: Project, record_ids: list[int] | None = None
+) -> dict[int, tuple[str, str]]:
+    """{record id: (label, source)}: the label releases use.
+
+    A record's final label is its latest adjudication ("adjudicated") if a reviewer settled it,
+    else its human consensus ("consensus", see `consensus_codes`). Records with neither are left
+    out: they have no final label yet.
+    """
+    labels = {
+        record: (label, CONSENSUS) for record, label in human_consensus(project, record_ids).items()
+    }
+    labels.update(
+        (record, (label, ADJUDICATED))
+        for record, label in latest_adjudications(project, record_ids).items()
+    )
+    return labels
+
+
+def final_condition(project: Project, label: str) -> Q:
+    """The records whose final label is `label` ("safe", "unsafe", or "" for none), as
+    `final_labels` decides it: the latest adjudication, else the consensus."""
+    adjudications = Adjudication.objects.filter(project=project)
+    adjudicated = Q(pk__in=adjudications.values("record_id"))
+    if not label:
+        return ~adjudicated & consensus_condition(project, "")
+    later = adjudications.filter(record=OuterRef("record"), created_at__gt=OuterRef("created_at"))
+    latest = adjudications.filter(label=label).exclude(Exists(later))
+    by_consensus = ~adjudicated & consensus_condition(project, label)
+    return Q(pk__in=latest.values("record_id")) | by_consensus
+
+
+def open_disagreement_count(project: Project) -> int:
+    """How many disagreements wait for a reviewer (an index-only count)."""
+    return Disagreement.objects.filter(project=project, state=Disagreement.State.OPEN).count()
+
+
+def adjudication_queue(project: Project, *, kind: str = "") -> QuerySet[Record]:
+    """Records with open disagreements (of `kind`, if given), most contested first: the sum of
+    their open disagreements' weights, then the longest waiting. Each carries its open
+    disagreements as `open_disagreements`."""
+    open_ = Q(disagreements__state=Disagreement.State.OPEN)
+    if kind:
+        open_ &= Q(disagreements__kind=kind)
+    return (
+        Record.objects.filter(project=project)
+        .filter(open_)
+        .annotate(
+            contested=Sum("disagreements__weight", filter=open_),
+            waiting_since=Min("disagreements__created_at", filter=open_),
+        )
+        .select_related("category", "scenario")
+        .only("external_id", "gold_label", "category__name", "scenario__name")
+        .prefetch_related(
+            Prefetch(
+                "disagreements",
+                queryset=Disagreement.objects.filter(state=Disagreement.State.OPEN),
+                to_attr="open_disagreements",
+            )
+        )
+        .order_by("-contested", "waiting_since", "id")
+    )
+
+
+def adjudication_next(project: Project, *, kind: str = "", after: Record) -> int | None:
+    """The id of the record to settle after `after`: the queue's first other record."""
+    queue = adjudication_queue(project, kind=kind).exclude(pk=after.pk)
+    return queue.values_list("pk", flat=True).first()
+
+
+@dataclass(frozen=True)
+class RecordOpinions:
+    """Everything said about one record, for the reviewer who settles it."""
+
+    annotations: list[Annotation]
+    verdicts: list[Verdict]
+    disagreements: list[Disagreement]
+    adjudications: list[Adjudication]
+    consensus: str | None
+    final: tuple[str, str] | None
+
+    @property
+    def evidence(self) -> dict[int, list[str]]:
+        """Turn number -> the annotators whose labels mark it as evidence."""
+        marks: dict[int, list[str]] = {}
+        for annotation in self.annotations:
+            for number in annotation.evidence_turns:
+                marks.setdefault(number, []).append(annotation.annotator.get_username())
+        return marks
+
+
+def record_opinions(record: Record) -> RecordOpinions:
+    project = record.project
+    return RecordOpinions(
+        annotations=list(
+            record.annotations.select_related("annotator", "guideline_version")
+            .prefetch_related("risk_types")
+            .order_by("annotator__username")
+        ),
+        verdicts=list(record.verdicts.select_related("run").order_by("run__created_at", "run_id")),
+        disagreements=list(record.disagreements.order_by("state", "-weight", "kind")),
+        adjudications=list(record.adjudications.select_related("reviewer").order_by("-created_at")),
+        consensus=human_consensus(project, [record.pk]).get(record.pk),
+        final=final_labels(project, [record.pk]).get(record.pk),
+    )

@@ -1,0 +1,118 @@
+"""The adjudication queue, and the page where a reviewer settles one record's final label."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
+from django.views.decorators.http import require_GET, require_http_methods
+
+from curation.access import RECORD_READERS, ProjectAccess, project_view
+from curation.conversation import conversation, test_case_sections, with_evidence
+from curation.errors import DomainError
+from curation.models import Record
+from curation.selectors import tool_summaries
+from review import selectors
+from review.models import Disagreement
+from review.services.adjudications import adjudication_create
+
+PAGE_SIZE = 50
+
+
+class QueueFilterForm(forms.Form):
+    kind = forms.ChoiceField(
+        required=False, choices=[("", "Any"), *Disagreement.Kind.choices], label="Disagreement"
+    )
+
+
+class AdjudicationForm(forms.Form):
+    label = forms.ChoiceField(
+        choices=[("safe", "Safe"), ("unsafe", "Unsafe")],
+        widget=forms.RadioSelect,
+        label="Final label",
+    )
+    risk_description = forms.CharField(
+        required=False,
+        max_length=5000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="What could go wrong, when the record is unsafe.",
+    )
+    reason = forms.CharField(
+        max_length=5000,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="Why this label: it is kept with the final label.",
+    )
+
+
+@require_GET
+@project_view(RECORD_READERS)
+def adjudication_queue(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+    kind = _queue_kind(request)
+    records = selectors.adjudication_queue(access.project, kind=kind)
+    context = {
+        "project": access.project,
+        "access": access,
+        "form": QueueFilterForm(request.GET),
+        "page": Paginator(records, PAGE_SIZE).get_page(request.GET.get("page")),
+        "kind": kind,
+    }
+    return render(request, "review/adjudication_queue.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@project_view(RECORD_READERS)
+def adjudication_record(
+    request: HttpRequest, access: ProjectAccess, record_id: int
+) -> HttpResponse:
+    record = get_object_or_404(
+        access.project.records.select_related("project", "category", "scenario"), pk=record_id
+    )
+    # The queue's filter, kept from one record to the next.
+    kind = _queue_kind(request)
+    form = AdjudicationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            adjudication = adjudication_create(
+                actor=request.user, project=access.project, record=record, **form.cleaned_data
+            )
+        except DomainError as error:
+            form.add_error(None, error.message)
+        else:
+            messages.success(
+                request,
+                f"Record {record.external_id} settled: its final label is {adjudication.label}.",
+            )
+            return _settle_next(access, record, kind)
+    opinions = selectors.record_opinions(record)
+    context = {
+        "project": access.project,
+        "access": access,
+        "record": record,
+        "opinions": opinions,
+        "turns": with_evidence(
+            conversation(record.turns, tools=tool_summaries(access.project)), opinions.evidence
+        ),
+        "test_case": test_case_sections(record.test_case),
+        "form": form,
+        "kind": kind,
+    }
+    return render(request, "review/adjudication_record.html", context)
+
+
+def _queue_kind(request: HttpRequest) -> str:
+    form = QueueFilterForm(request.GET)
+    return form.cleaned_data["kind"] if form.is_valid() else ""
+
+
+def _settle_next(access: ProjectAccess, record: Record, kind: str) -> HttpResponse:
+    """The queue's next open disagreement, or the queue once none is left."""
+    query = f"?{urlencode({'kind': kind})}" if kind else ""
+    next_id = selectors.adjudication_next(access.project, kind=kind, after=record)
+    if next_id is None:
+        return redirect(reverse("review:adjudication_queue", args=[access.project.slug]) + query)
+    url = reverse("review:adjudication_record", args=[access.project.slug, next_id])
+    return redirect(url + query)
