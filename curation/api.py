@@ -34,10 +34,10 @@ from curation.services.imports import import_batch_create
 from curation.services.record_changes import record_changes_decide
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 
-def _with_own_roles(projects: QuerySet[Project], user: AbstractBaseUser) -> QuerySet[Project]:
+def _with_own_roles(projects: QuerySet[Project], user: User) -> QuerySet[Project]:
     """`projects` with the user's memberships in each, fetched in one query for the whole page."""
     own = Prefetch(
         "memberships", queryset=Membership.objects.filter(user=user), to_attr="own_memberships"

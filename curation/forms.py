@@ -4,7 +4,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.contrib.auth.validators import UnicodeUsernameValidator
 
 from curation.models import ApiToken, Project, Role
@@ -90,7 +90,7 @@ class ApiTokenRevokeForm(forms.Form):
 
     token = forms.ModelChoiceField(queryset=ApiToken.objects.none())
 
-    def __init__(self, *args: object, user: AbstractBaseUser, **kwargs: object) -> None:
+    def __init__(self, *args: object, user: User, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
         self.fields["token"].queryset = ApiToken.objects.filter(user=user)
 

@@ -33,10 +33,10 @@ from curation.search_text import (
 )
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 
-def projects_for_user(user: AbstractBaseUser) -> QuerySet[Project]:
+def projects_for_user(user: User) -> QuerySet[Project]:
     """The projects `user` is a member of; superusers see every project."""
     if user.is_superuser:
         return Project.objects.all()
@@ -162,7 +162,7 @@ def records_not_yet_searchable(project: Project) -> int:
     return pending["records"] or 0
 
 
-def user_may_create_projects(user: AbstractBaseUser) -> bool:
+def user_may_create_projects(user: User) -> bool:
     """Given the permission directly (on the user page), not through a group or as a superuser."""
     return user.user_permissions.filter(
         content_type__app_label="curation", codename="add_project"
@@ -185,7 +185,7 @@ def login_lockouts(username: str | None = None) -> list[dict[str, object]]:
     )
 
 
-def users_overview() -> list[AbstractBaseUser]:
+def users_overview() -> list[User]:
     """Every account for the site administrators' user list, each marked with whether it may
     create projects and whether it is locked out."""
     may_create = Permission.objects.filter(

@@ -26,7 +26,7 @@ from curation.models import Project, Record, RiskType
 from curation.services.audit import audit_log
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 SCORE_FIELDS = ("safety_score", "helpfulness_score")
 # The foreign keys an annotation gets from rows the service has just read and locked: checking
@@ -98,7 +98,7 @@ def label_errors(*, project: Project, label: Label, turn_count: int) -> dict[str
     return errors
 
 
-def annotation_submit(*, lease: Lease, actor: AbstractBaseUser, label: Label) -> Annotation:
+def annotation_submit(*, lease: Lease, actor: User, label: Label) -> Annotation:
     """Turn the annotator's lease into their label of the record.
 
     A lease that expired is still accepted while the record has a free slot (the label takes
@@ -169,7 +169,7 @@ def _label_refused(lease: Lease, label: Label) -> None:
     lease.save(update_fields=["draft", "state", "updated_at"])
 
 
-def _annotation_create(lease: Lease, actor: AbstractBaseUser, label: Label) -> Annotation:
+def _annotation_create(lease: Lease, actor: User, label: Label) -> Annotation:
     project = lease.project
     # Time with the record open, capped at the lease time: a tab left open overnight is not
     # a night's work.
@@ -203,7 +203,7 @@ def _annotation_create(lease: Lease, actor: AbstractBaseUser, label: Label) -> A
 
 
 def annotation_update(
-    *, annotation: Annotation, actor: AbstractBaseUser, label: Label, version: int
+    *, annotation: Annotation, actor: User, label: Label, version: int
 ) -> Annotation:
     """Change the annotator's label, made from the copy at `version`.
 

@@ -28,13 +28,13 @@ from curation.models import Project, Role
 from curation.services.audit import audit_log
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
 
 def task_import_create(
-    *, actor: AbstractBaseUser, project: Project, upload: UploadedFile, state: str
+    *, actor: User, project: Project, upload: UploadedFile, state: str
 ) -> TaskImport:
     """Store an uploaded SafePro file (.json, or .zip with its reference files) and hand it to
     a worker once the import is committed."""

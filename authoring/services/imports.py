@@ -40,7 +40,7 @@ from curation.services.import_lock import lock_project_for_import
 from curation.services.search import search_index_update, search_index_update_later
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 # The states imported tasks may start in: drafts to take through review, or an already
 # reviewed benchmark (a published SafePro file).
@@ -70,7 +70,7 @@ class _Prepared:
 
 def safepro_import(
     *,
-    actor: AbstractBaseUser,
+    actor: User,
     project: Project,
     source: SafeProSource,
     state: str = Task.State.DRAFT,
@@ -180,7 +180,7 @@ def _prepare(
 
 
 def _create(
-    actor: AbstractBaseUser,
+    actor: User,
     project: Project,
     source: SafeProSource,
     item: _Prepared,
@@ -244,7 +244,7 @@ class RunImportReport:
 
 def agent_runs_import(
     *,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     project: Project,
     name: str,
     lines: Iterable[bytes | str],
@@ -316,7 +316,7 @@ def agent_runs_import(
 
 
 def _write_runs(
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     project: Project,
     name: str,
     runs: list[tuple[int, AgentRun]],
