@@ -290,7 +290,7 @@ def agent_runs_import(
                     unit="line",
                 )
             )
-        elif len(task.sector) > CATEGORY_MAX_CHARS:
+        elif CATEGORY_MAX_CHARS is not None and len(task.sector) > CATEGORY_MAX_CHARS:
             report.problems.append(
                 Problem(
                     name,
