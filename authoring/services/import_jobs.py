@@ -75,9 +75,12 @@ def task_import_run(*, task_import_id: int) -> TaskImport:
     stored with it are removed by safepro_import) and the redelivered task starts again.
     """
     with transaction.atomic():
-        job = TaskImport.objects.select_for_update(skip_locked=True, of=("self",))
-        job = job.filter(pk=task_import_id)
-        job = job.select_related("project", "created_by").first()
+        job = (
+            TaskImport.objects.select_for_update(skip_locked=True, of=("self",))
+            .filter(pk=task_import_id)
+            .select_related("project", "created_by")
+            .first()
+        )
         if job is None:
             return TaskImport.objects.get(pk=task_import_id)
         if job.is_finished:

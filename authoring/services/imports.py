@@ -125,8 +125,9 @@ def _prepare(
 ) -> _Preparation:
     """The tasks' content checked as the studio checks a task, and their files read."""
     categories: dict[str, RiskCategory] = {}
-    for category in project.risk_categories.all():
-        categories[category.name.casefold()] = categories[category.slug.casefold()] = category
+    for risk_category in project.risk_categories.all():
+        for key in (risk_category.name, risk_category.slug):
+            categories[key.casefold()] = risk_category
     known = ", ".join(sorted({c.name for c in categories.values()}))
     items, problems = [], []
     for task in tasks:
@@ -161,7 +162,7 @@ def _prepare(
             for name in REQUIRED_FOR_REVIEW:
                 if not content[name] and not (name == "risk_category" and task.risk_category):
                     problem(name, "is required for an approved task.")
-        files = []
+        files: list[tuple[str, str, str]] = []
         for position, path in enumerate(task.reference_files):
             name = safe_file_name(PurePosixPath(path).name)
             data = source.reference(path)
@@ -201,14 +202,14 @@ def _create(
     )
     task.full_clean()
     task.save()
-    stored = [
+    references = [
         reference_file_store(
             task=task,
             name=name,
             data=_read_again(source, path),
             content_type=content_type,
             by=actor,
-        ).file.name
+        )
         for name, path, content_type in item.files
     ]
     if approved:
@@ -223,7 +224,8 @@ def _create(
         obj=task,
         after={"state": state, "external_id": task.external_id, "files": len(item.files)},
     )
-    return stored
+    # Each was saved with its bytes, so each has a name in storage.
+    return [reference.file.name for reference in references if reference.file.name]
 
 
 def _read_again(source: SafeProSource, path: str) -> bytes:
@@ -343,7 +345,8 @@ def _write_runs(
     batch.full_clean()
     batch.save()
     source_path = layout_path(RUNS_FOLDER, f"{PurePosixPath(name).stem}.json")
-    records, sectors = [], Counter()
+    records: list[Record] = []
+    sectors: Counter[str] = Counter()
     for position, (_, run) in enumerate(runs):
         if run.external_id in present:
             report.existing += 1

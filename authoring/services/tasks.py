@@ -250,8 +250,10 @@ def task_file_remove(
         )
         stored = file.file.name
         file.delete()
-        # The stored bytes go once the row's removal is certain.
-        transaction.on_commit(lambda: file.file.storage.delete(stored))
+        # The stored bytes go once the row's removal is certain (a file field may have none,
+        # though a reference file always has them).
+        if stored:
+            transaction.on_commit(lambda: file.file.storage.delete(stored))
 
 
 def reference_file_store(
