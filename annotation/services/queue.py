@@ -259,11 +259,12 @@ def _lease_next_in_one_statement(project: Project, annotator: User) -> Lease | N
     lease.record = instance_from_row(
         Record, lease, "record", id=lease.record_id, project_id=project.pk
     )
+    # The record's category_id and scenario_id came with it, from the record__ columns.
     lease.record.category = instance_from_row(
-        Category, lease, "category", id=lease.record__category_id
+        Category, lease, "category", id=lease.record.category_id
     )
     lease.record.scenario = instance_from_row(
-        Scenario, lease, "scenario", id=lease.record__scenario_id
+        Scenario, lease, "scenario", id=lease.record.scenario_id
     )
     return lease
 
