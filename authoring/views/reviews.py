@@ -140,7 +140,12 @@ def _review_page(
     diff = (
         revision_diff(previous.content if previous else None, revision.content) if revision else []
     )
-    holding = task.state == Task.State.IN_REVIEW and task.reviewer_id == request.user.pk
+    holding = (
+        task.state == Task.State.IN_REVIEW
+        and task.reviewer_id == request.user.pk
+        and task.review_expires_at is not None
+        and task.review_expires_at > timezone.now()
+    )
     context = {
         "project": access.project,
         "access": access,
@@ -153,7 +158,7 @@ def _review_page(
         ],
         "form": form,
         "files": task.reference_files.all(),
-        "holding": holding and task.review_expires_at > timezone.now(),
+        "holding": holding,
         "can_take": Action.TAKE in available_actions(task, request.user, roles_of(access)),
     }
     return render(request, "authoring/review.html", context)

@@ -109,7 +109,10 @@ def invitation_accept(*, invitation: Invitation, password: str) -> User:
     user.save()
     Invitation.objects.filter(pk=invitation.pk).update(user=user)
     membership_grant(
-        actor=invitation.invited_by, project=invitation.project, user=user, role=invitation.role
+        actor=invitation.invited_by,
+        project=invitation.project,
+        user=user,
+        role=Role(invitation.role),
     )
     audit_log(
         actor=user,
