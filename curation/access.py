@@ -69,8 +69,8 @@ class ProjectAccess:
 def _checked(request: HttpRequest) -> AuthenticatedRequest:
     """`request` as the view behind an access check sees it.
 
-    Only the decorators below call this, once their check has passed: a superuser, or a member
-    of the project (or a superuser), is a signed-in user, never the anonymous one; and
+    Only the decorators below call this, once their check has passed: whoever passes it (a
+    superuser, or a member of the project) is signed in, never the anonymous user; and
     HtmxMiddleware, in settings.MIDDLEWARE, has set `request.htmx` on every request.
     """
     return cast(AuthenticatedRequest, request)
