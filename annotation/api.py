@@ -29,6 +29,7 @@ from annotation.serializers import (
 from annotation.services.labels import annotation_submit, annotation_update
 from annotation.services.queue import lease_next_record, lease_skip
 from curation.access import ProjectAccess, annotator_access
+from curation.requests import api_user
 
 NOTHING_LEFT = OpenApiResponse(description="Nothing is left for you to label in this project.")
 NO_SUCH_LEASE = "You hold no such lease that may still be labelled."
@@ -46,7 +47,7 @@ class AnnotatorScoped(APIView):
         self.access = annotator_access(request.user, kwargs["slug"])
 
     def own_lease(self, lease_id: int) -> Lease:
-        lease = selectors.own_lease(self.access.project, self.request.user, lease_id)
+        lease = selectors.own_lease(self.access.project, api_user(self.request), lease_id)
         if lease is None:
             raise NotFound(NO_SUCH_LEASE)
         return lease
@@ -69,7 +70,7 @@ class LeaseClaim(AnnotatorScoped):
 
     def post(self, request: Request, slug: str) -> Response:
         return self.lease_response(
-            lease_next_record(project=self.access.project, annotator=request.user)
+            lease_next_record(project=self.access.project, annotator=api_user(request))
         )
 
 
@@ -85,7 +86,7 @@ class CurrentLease(AnnotatorScoped):
     """The record you are labelling (blind: no gold label, no other labels), with your draft."""
 
     def get(self, request: Request, slug: str) -> Response:
-        return self.lease_response(selectors.live_lease(self.access.project, request.user))
+        return self.lease_response(selectors.live_lease(self.access.project, api_user(request)))
 
 
 @extend_schema(
@@ -102,14 +103,14 @@ class LeaseSubmit(AnnotatorScoped):
     """A lease that expired is still accepted while its record has a free place (409 if not)."""
 
     def post(self, request: Request, slug: str, lease_id: int) -> Response:
-        if not selectors.holds_lease(self.access.project, request.user, lease_id):
+        if not selectors.holds_lease(self.access.project, api_user(request), lease_id):
             raise NotFound(NO_SUCH_LEASE)
         label = LabelFieldsSerializer(data=request.data, context={"project": self.access.project})
         label.is_valid(raise_exception=True)
         try:
             # The service reads the lease itself, locked: its id is all it takes.
             annotation = annotation_submit(
-                lease=Lease(pk=lease_id), actor=request.user, label=label.to_label()
+                lease=Lease(pk=lease_id), actor=api_user(request), label=label.to_label()
             )
         except DjangoValidationError as error:
             # The rules that tie the label to its record are checked once, by the service,
@@ -134,7 +135,7 @@ class LeaseSkip(AnnotatorScoped):
         lease = self.own_lease(lease_id)
         skip = SkipSerializer(data=request.data)
         skip.is_valid(raise_exception=True)
-        lease_skip(lease=lease, actor=request.user, reason=skip.validated_data["reason"])
+        lease_skip(lease=lease, actor=api_user(request), reason=skip.validated_data["reason"])
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -143,7 +144,7 @@ class MyAnnotationList(AnnotatorScoped, generics.ListAPIView):
     serializer_class = AnnotationSerializer
 
     def get_queryset(self) -> QuerySet[Annotation]:
-        return selectors.own_annotations(self.access.project, self.request.user).defer(
+        return selectors.own_annotations(self.access.project, api_user(self.request)).defer(
             "record__raw"
         )
 
@@ -154,7 +155,7 @@ class MyAnnotationDetail(AnnotatorScoped, generics.RetrieveAPIView):
     lookup_url_kwarg = "annotation_id"
 
     def get_queryset(self) -> QuerySet[Annotation]:
-        return selectors.own_annotations(self.access.project, self.request.user)
+        return selectors.own_annotations(self.access.project, api_user(self.request))
 
     @extend_schema(summary="One of your labels")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -181,7 +182,7 @@ class MyAnnotationDetail(AnnotatorScoped, generics.RetrieveAPIView):
         edit.is_valid(raise_exception=True)
         annotation = annotation_update(
             annotation=annotation,
-            actor=request.user,
+            actor=api_user(request),
             label=edit.to_label(),
             version=edit.validated_data["version"],
         )

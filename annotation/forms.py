@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 from django import forms
-from django.forms.models import ModelChoiceIterator
+from django.forms.models import ModelChoiceIterator, ModelChoiceIteratorValue
 from django.http import QueryDict
 
 from annotation.models import HELPFULNESS_SCORES, SAFETY_SCORES, Annotation
@@ -14,7 +14,7 @@ from annotation.services.guidelines import ANNOTATION_SETTINGS, GUIDELINES_MAX_C
 from annotation.services.labels import Label, label_errors
 from annotation.services.queue import SKIP_REASON_MAX_LENGTH
 from curation.choices import SafetyLabel
-from curation.models import Project
+from curation.models import Project, RiskType
 
 RISK_DESCRIPTION_MAX_CHARS = 5000
 # The fields each project setting asks for (the verdict is always asked).
@@ -33,9 +33,10 @@ class FetchedChoices(ModelChoiceIterator):
     queryset's: Django's own iterator streams them through a server-side cursor on PostgreSQL,
     four round trips for a project's ten risk types."""
 
-    def __iter__(self) -> Iterator[tuple[Any, str]]:
+    def __iter__(self) -> Iterator[tuple[ModelChoiceIteratorValue | str, str]]:
         if self.field.empty_label is not None:
-            yield ("", self.field.empty_label)
+            # As text: the label may be a lazy translation, which the page shows as text anyway.
+            yield ("", str(self.field.empty_label))
         for obj in self.queryset:
             yield self.choice(obj)
 
@@ -52,7 +53,7 @@ class LabelForm(forms.Form):
     """
 
     verdict = forms.ChoiceField(choices=SafetyLabel.choices, widget=forms.RadioSelect)
-    risk_types = forms.ModelMultipleChoiceField(
+    risk_types: forms.ModelMultipleChoiceField[RiskType] = forms.ModelMultipleChoiceField(
         queryset=None, to_field_name="slug", required=False, widget=forms.CheckboxSelectMultiple
     )
     risk_types.iterator = FetchedChoices
@@ -85,10 +86,13 @@ class LabelForm(forms.Form):
         for name, setting in ASKED_BY.items():
             if not getattr(project, setting):
                 del self.fields[name]
+        # The fields declared above; a form's fields are typed as any field.
         if "risk_types" in self.fields:
-            self.fields["risk_types"].queryset = project.risk_types.all()
+            risk_types = cast("forms.ModelMultipleChoiceField[RiskType]", self.fields["risk_types"])
+            risk_types.queryset = project.risk_types.all()
         if "evidence_turns" in self.fields:
-            self.fields["evidence_turns"].choices = [(n, f"#{n}") for n in range(1, turn_count + 1)]
+            evidence_turns = cast(forms.TypedMultipleChoiceField, self.fields["evidence_turns"])
+            evidence_turns.choices = [(n, f"#{n}") for n in range(1, turn_count + 1)]
 
     @classmethod
     def draft_of(cls, data: QueryDict) -> dict[str, Any]:
@@ -113,7 +117,9 @@ class LabelForm(forms.Form):
         }
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        # Form.clean gives back cleaned_data, which the stubs allow a subclass to leave out.
+        super().clean()
+        cleaned = self.cleaned_data
         if "verdict" in cleaned:
             for name, message in label_errors(
                 project=self.project, label=self.to_label(), turn_count=self.turn_count

@@ -24,7 +24,7 @@ from annotation.services.queue import TAKEN, records_left_key
 from curation.models import Project, Record, Role
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 # The record as the labelling page and the annotator's API read it.
 BLIND_RECORD_FIELDS = tuple(f"record__{name}" for name in BLIND_RECORD_FIELDS_OF_RECORD)
@@ -68,7 +68,7 @@ UNFINISHED = (Lease.State.ACTIVE, Lease.State.EXPIRED)
 RECORDS_LEFT_CACHE_SECONDS = 60
 
 
-def _leases(project: Project, annotator: AbstractBaseUser) -> QuerySet[Lease]:
+def _leases(project: Project, annotator: User) -> QuerySet[Lease]:
     return (
         Lease.objects.filter(project=project, annotator=annotator)
         .select_related("record__category", "record__scenario")
@@ -84,24 +84,24 @@ def _first(leases: QuerySet[Lease], project: Project) -> Lease | None:
     return lease
 
 
-def live_lease(project: Project, annotator: AbstractBaseUser) -> Lease | None:
+def live_lease(project: Project, annotator: User) -> Lease | None:
     """The annotator's active lease in the project, with the record as they may see it."""
     return _first(_leases(project, annotator).filter(state=Lease.State.ACTIVE), project)
 
 
-def own_lease(project: Project, annotator: AbstractBaseUser, lease_id: int) -> Lease | None:
+def own_lease(project: Project, annotator: User, lease_id: int) -> Lease | None:
     """One of the annotator's leases that may still become a label (active or expired)."""
     return _first(_leases(project, annotator).filter(pk=lease_id, state__in=UNFINISHED), project)
 
 
-def holds_lease(project: Project, annotator: AbstractBaseUser, lease_id: int) -> bool:
+def holds_lease(project: Project, annotator: User, lease_id: int) -> bool:
     """Whether own_lease would find the lease, without reading it or its record."""
     return Lease.objects.filter(
         pk=lease_id, project=project, annotator=annotator, state__in=UNFINISHED
     ).exists()
 
 
-def own_annotations(project: Project, annotator: AbstractBaseUser) -> QuerySet[Annotation]:
+def own_annotations(project: Project, annotator: User) -> QuerySet[Annotation]:
     """The annotator's labels in the project, newest first, with the record as they may see it."""
     return (
         Annotation.objects.filter(project=project, annotator=annotator)
@@ -120,7 +120,7 @@ class AnnotatorProgress:
     remaining: int
 
 
-def annotator_progress(project: Project, annotator: AbstractBaseUser) -> AnnotatorProgress:
+def annotator_progress(project: Project, annotator: User) -> AnnotatorProgress:
     """What the annotator has done and what is left for them: two counts, neither of which reads
     the records themselves."""
     k = project.overlap
@@ -147,7 +147,7 @@ def annotator_progress(project: Project, annotator: AbstractBaseUser) -> Annotat
     return AnnotatorProgress(done=counts["done"], skipped=counts["skipped"], remaining=remaining)
 
 
-def records_left(project: Project, annotator: AbstractBaseUser) -> int:
+def records_left(project: Project, annotator: User) -> int:
     """AnnotatorProgress.remaining, as counted at most a minute ago."""
     remaining = cache.get(records_left_key(project.pk, annotator.pk))
     if remaining is None:

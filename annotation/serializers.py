@@ -7,7 +7,7 @@ caller's own.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -183,7 +183,12 @@ class LabelFieldsSerializer(serializers.Serializer):
         super().__init__(*args, **kwargs)
         if "project" in self.context:
             project = self.context["project"]
-            self.fields["risk_types"].child_relation.queryset = project.risk_types.all()
+            # Declared above with many=True, which makes a ManyRelatedField around the SlugField;
+            # the serializer's fields are typed as any field.
+            risk_types = cast(serializers.ManyRelatedField, self.fields["risk_types"])
+            # drf-stubs declare RelatedField.queryset as possibly a Manager, whose __get__ mypy
+            # then applies to every use of the attribute.
+            risk_types.child_relation.queryset = project.risk_types.all()  # type: ignore[arg-type]
 
     def to_label(self) -> Label:
         return _label_of(self.validated_data)

@@ -39,6 +39,7 @@ from authoring.services.tasks import (
 from authoring.workflow import Action, available_actions
 from curation.access import REVIEWERS, TASK_MEMBERS
 from curation.api import ProjectScoped
+from curation.requests import api_user
 
 _MOVES = {
     Action.SUBMIT: task_submit,
@@ -66,7 +67,7 @@ class TaskScoped(ProjectScoped):
             queryset=ReferenceFile.objects.select_related("task__project").order_by("name"),
         )
         return (
-            tasks_visible(self.access.project, self.request.user, roles_of(self.access))
+            tasks_visible(self.access.project, api_user(self.request), roles_of(self.access))
             .select_related("author", "reviewer", "risk_category")
             .prefetch_related(files)
         )
@@ -102,7 +103,9 @@ class TaskList(TaskScoped, generics.ListAPIView):
     def post(self, request: Request, slug: str) -> Response:
         data = TaskWriteSerializer(data=request.data, project=self.access.project)
         data.is_valid(raise_exception=True)
-        task = task_create(actor=request.user, project=self.access.project, content=data.content())
+        task = task_create(
+            actor=api_user(request), project=self.access.project, content=data.content()
+        )
         return Response(TaskSerializer(self.tasks().get(pk=task.pk)).data, status.HTTP_201_CREATED)
 
 
@@ -129,7 +132,7 @@ class TaskDetail(TaskScoped, generics.RetrieveAPIView):
         if "version" not in data.validated_data:
             raise ValidationError({"version": ["Send the version of the task you changed."]})
         task_update(
-            actor=request.user,
+            actor=api_user(request),
             task=task,
             expected_version=data.validated_data["version"],
             content=data.content(task),
@@ -147,7 +150,7 @@ class TaskTransitions(TaskScoped, generics.GenericAPIView):
     @extend_schema(summary="The moves you may make now", responses=AvailableSerializer)
     def get(self, request: Request, slug: str, task_id: int) -> Response:
         task = self.task()
-        available = available_actions(task, request.user, roles_of(self.access))
+        available = available_actions(task, api_user(request), roles_of(self.access))
         body = {
             "state": task.state,
             "version": task.version,
@@ -165,7 +168,9 @@ class TaskTransitions(TaskScoped, generics.GenericAPIView):
         move = TransitionSerializer(data=request.data)
         move.is_valid(raise_exception=True)
         _MOVES[move.validated_data["action"]](
-            actor=request.user, task=self.task(), expected_version=move.validated_data["version"]
+            actor=api_user(request),
+            task=self.task(),
+            expected_version=move.validated_data["version"],
         )
         return Response(TaskSerializer(self.task()).data)
 
@@ -214,7 +219,7 @@ class ReviewList(TaskScoped, generics.ListAPIView):
         data = ReviewWriteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         review = review_decide(
-            actor=request.user,
+            actor=api_user(request),
             task=self.task(),
             expected_version=data.validated_data["version"],
             decision=data.validated_data["decision"],
@@ -234,7 +239,7 @@ class ReviewQueue(ProjectScoped, generics.ListAPIView):
 
     def get_queryset(self) -> QuerySet[Task]:
         return (
-            review_queue(self.access.project, self.request.user)
+            review_queue(self.access.project, api_user(self.request))
             .select_related("author", "reviewer", "risk_category")
             .prefetch_related("reference_files__task__project")
         )
@@ -252,7 +257,7 @@ class ReviewQueue(ProjectScoped, generics.ListAPIView):
         },
     )
     def post(self, request: Request, slug: str) -> Response:
-        task = review_take_next(actor=request.user, project=self.access.project)
+        task = review_take_next(actor=api_user(request), project=self.access.project)
         if task is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(TaskSerializer(task).data)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
-from authoring.models import TASK_FIELDS, Review, Task
+from authoring.models import TASK_FIELDS, Review, RiskCategory, Task
 from authoring.services.imports import IMPORT_STATES
 from authoring.services.tasks import CONTENT_FIELDS, FIELD_LABELS, task_content_problems
 from curation.models import Project
@@ -49,7 +49,8 @@ class TaskForm(forms.ModelForm):
     def __init__(self, project: Project, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.project = project
-        category = self.fields["risk_category"]
+        # The model form's field for the risk_category foreign key; its fields are typed as any.
+        category = cast("forms.ModelChoiceField[RiskCategory]", self.fields["risk_category"])
         category.queryset = project.risk_categories.all()
         category.empty_label = "Choose one (needed to submit)"
 
@@ -70,7 +71,9 @@ class MessageForm(forms.Form):
     content = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        # Form.clean gives back cleaned_data, which the stubs allow a subclass to leave out.
+        super().clean()
+        data = self.cleaned_data
         if data.get("content", "").strip() and not data.get("sender", "").strip():
             self.add_error("sender", "Who sends this message?")
         return data
@@ -88,8 +91,12 @@ class BaseMessageFormSet(forms.BaseFormSet):
         ]
 
 
-MessageFormSet = forms.formset_factory(
-    MessageForm, formset=BaseMessageFormSet, extra=1, can_delete=True, max_num=50
+# A subclass of the formset class given, which the stubs type as any formset.
+MessageFormSet = cast(
+    "type[BaseMessageFormSet]",
+    forms.formset_factory(
+        MessageForm, formset=BaseMessageFormSet, extra=1, can_delete=True, max_num=50
+    ),
 )
 
 

@@ -15,7 +15,7 @@ from authoring.models import Review, Task
 from curation.models import Project, Role
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
     from curation.access import ProjectAccess
 
@@ -29,9 +29,7 @@ def roles_of(access: ProjectAccess) -> frozenset[str]:
     return frozenset(Role) if access.is_superuser else access.roles
 
 
-def tasks_visible(
-    project: Project, user: AbstractBaseUser, roles: frozenset[str]
-) -> QuerySet[Task]:
+def tasks_visible(project: Project, user: User, roles: frozenset[str]) -> QuerySet[Task]:
     """The tasks `user` may read: managers all; reviewers every task submitted at least once
     (drafts are their authors' business); authors their own."""
     tasks = Task.objects.filter(project=project)
@@ -43,9 +41,7 @@ def tasks_visible(
     return tasks.filter(visible)
 
 
-def review_queue(
-    project: Project, user: AbstractBaseUser, *, now: datetime | None = None
-) -> QuerySet[Task]:
+def review_queue(project: Project, user: User, *, now: datetime | None = None) -> QuerySet[Task]:
     """Tasks `user` may take for review, oldest submission first.
 
     Submitted tasks, and tasks whose reviewer's hold has run out, except the user's own and
@@ -64,9 +60,7 @@ def review_queue(
     )
 
 
-def tasks_held(
-    project: Project, user: AbstractBaseUser, *, now: datetime | None = None
-) -> QuerySet[Task]:
+def tasks_held(project: Project, user: User, *, now: datetime | None = None) -> QuerySet[Task]:
     """Tasks `user` is reviewing now."""
     return Task.objects.filter(
         project=project,
@@ -76,7 +70,7 @@ def tasks_held(
     ).order_by("review_expires_at")
 
 
-def author_queue(project: Project, user: AbstractBaseUser) -> QuerySet[Task]:
+def author_queue(project: Project, user: User) -> QuerySet[Task]:
     """The user's drafts and tasks sent back for changes, sent-back ones first."""
     return (
         Task.objects.filter(project=project, author=user, state__in=WAITING_FOR_AUTHOR)
@@ -93,7 +87,7 @@ class TaskBadges:
     to_review: int
 
 
-def task_badges(project: Project, user: AbstractBaseUser, roles: frozenset[str]) -> TaskBadges:
+def task_badges(project: Project, user: User, roles: frozenset[str]) -> TaskBadges:
     mine = to_review = 0
     if roles & {Role.AUTHOR, Role.MANAGER}:
         mine = author_queue(project, user).count()

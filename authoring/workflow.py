@@ -22,7 +22,7 @@ from curation.models import AuditEvent, Membership, Role
 from curation.services.audit import audit_log
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 State = Task.State
 
@@ -144,7 +144,7 @@ _ACTION_WORDS = {
 }
 
 
-def project_roles(user: AbstractBaseUser, project_id: int) -> frozenset[str]:
+def project_roles(user: User, project_id: int) -> frozenset[str]:
     """The user's roles in the project; a site administrator holds every role."""
     if user.is_superuser:
         return frozenset(Role)
@@ -153,7 +153,7 @@ def project_roles(user: AbstractBaseUser, project_id: int) -> frozenset[str]:
     )
 
 
-def parties_of(task: Task, user: AbstractBaseUser, roles: frozenset[str]) -> frozenset[Party]:
+def parties_of(task: Task, user: User, roles: frozenset[str]) -> frozenset[Party]:
     """How `user`, holding `roles` in the task's project, stands to the task."""
     parties = set()
     is_author = task.author_id == user.pk
@@ -169,7 +169,7 @@ def parties_of(task: Task, user: AbstractBaseUser, roles: frozenset[str]) -> fro
 
 
 def available_actions(
-    task: Task, user: AbstractBaseUser, roles: frozenset[str], *, now: datetime | None = None
+    task: Task, user: User, roles: frozenset[str], *, now: datetime | None = None
 ) -> list[Action]:
     """The actions `user` may take on the task now, for the buttons a page offers."""
     now = now or timezone.now()
@@ -187,9 +187,7 @@ def available_actions(
     return available
 
 
-def party_check(
-    task: Task, action: Action, user: AbstractBaseUser, roles: frozenset[str]
-) -> frozenset[Party]:
+def party_check(task: Task, action: Action, user: User, roles: frozenset[str]) -> frozenset[Party]:
     """How `user` stands to the task; NotAllowed if that allows `action` in no state at all."""
     parties = parties_of(task, user, roles)
     # A reviewer may come to hold the task: for them a decision is a matter of state.
@@ -202,7 +200,7 @@ def party_check(
 def move_check(
     task: Task,
     action: Action,
-    user: AbstractBaseUser,
+    user: User,
     roles: frozenset[str],
     *,
     expected_version: int | None = None,
@@ -236,7 +234,7 @@ def transition_apply(
     *,
     task: Task,
     action: Action,
-    actor: AbstractBaseUser,
+    actor: User,
     expected_version: int,
     target: State | None = None,
     changes: dict[str, Any] | None = None,
@@ -282,7 +280,7 @@ def transition_apply(
     return move
 
 
-def _guard(task: Task, action: Action, user: AbstractBaseUser, now: datetime) -> None:
+def _guard(task: Task, action: Action, user: User, now: datetime) -> None:
     """What the table cannot say: holds, and one decision per reviewer and revision."""
     if action == Action.TAKE:
         if task.state == State.IN_REVIEW and _holds(task, now):
@@ -301,7 +299,7 @@ def _holds(task: Task, now: datetime) -> bool:
     return task.review_expires_at is not None and task.review_expires_at > now
 
 
-def _not_holding(task: Task, user: AbstractBaseUser, now: datetime) -> str:
+def _not_holding(task: Task, user: User, now: datetime) -> str:
     if task.reviewer_id == user.pk:
         return (
             f"Your hold on this task ran out at {_time(task)}: take it again from the review "
@@ -336,7 +334,7 @@ def _refusal(allowed: frozenset[Party], parties: frozenset[Party], action: Actio
     raise AssertionError(allowed)
 
 
-def _name(user: AbstractBaseUser | None) -> str:
+def _name(user: User | None) -> str:
     return user.get_username() if user is not None else "someone"
 
 

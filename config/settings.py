@@ -8,8 +8,10 @@ than falling back silently.
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
@@ -39,7 +41,7 @@ if not SECRET_KEY:
     )
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1"])
-CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+CSRF_TRUSTED_ORIGINS: list[str] = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -128,6 +130,7 @@ SILENCED_SYSTEM_CHECKS = ["models.W040"]
 
 REDIS_URL = env.str("REDIS_URL", default="")
 
+CACHES: dict[str, dict[str, Any]]
 if REDIS_URL:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
@@ -336,8 +339,9 @@ CELERY_WORKER_MAX_MEMORY_PER_CHILD = 1024 * env.int(
     "WORKER_MAX_MEMORY_MB", default=250, validate=validate.Range(min=100)
 )
 
-LOG_LEVEL = env.log_level("LOG_LEVEL", default="INFO")
-LOGGING = {
+# logging.INFO's number: a level's name given in LOG_LEVEL is read as its number too.
+LOG_LEVEL = env.log_level("LOG_LEVEL", default=logging.INFO)
+LOGGING: dict[str, Any] = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},

@@ -5,15 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Concatenate, Protocol, cast
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest
+from django.http.response import HttpResponseBase
 
 from curation.models import Membership, Project, Role
+from curation.requests import AuthenticatedRequest
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.contrib.auth.models import AnonymousUser, User
 
 ANY_MEMBER: tuple[Role, ...] = tuple(Role)
 # Records with their gold labels: annotators are kept blind to those, so they label from their
@@ -64,20 +66,32 @@ class ProjectAccess:
         return bool(self.roles.intersection(ANNOTATORS))
 
 
-def superuser_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+def _checked(request: HttpRequest) -> AuthenticatedRequest:
+    """`request` as the view behind an access check sees it.
+
+    Only the decorators below call this, once their check has passed: whoever passes it (a
+    superuser, or a member of the project) is signed in, never the anonymous user; and
+    HtmxMiddleware, in settings.MIDDLEWARE, has set `request.htmx` on every request.
+    """
+    return cast(AuthenticatedRequest, request)
+
+
+def superuser_view[**P, R: HttpResponseBase](
+    view: Callable[Concatenate[AuthenticatedRequest, P], R],
+) -> Callable[Concatenate[HttpRequest, P], R]:
     """Decorate a view that only site administrators use (accounts, lock-outs)."""
 
     @wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapper(request: HttpRequest, /, *args: P.args, **kwargs: P.kwargs) -> R:
         if not request.user.is_superuser:
             raise PermissionDenied("Only site administrators manage accounts.")
-        return view(request, *args, **kwargs)
+        return view(_checked(request), *args, **kwargs)
 
     return wrapper
 
 
 def project_access(
-    user: AbstractBaseUser | AnonymousUser, slug: str, allowed: tuple[Role, ...]
+    user: User | AnonymousUser, slug: str, allowed: tuple[Role, ...]
 ) -> ProjectAccess:
     """The project behind `slug` as `user` may see it.
 
@@ -92,13 +106,14 @@ def project_access(
         .select_related("project")
         .order_by()
     )
+    project: Project | None
     if memberships:
         project = memberships[0].project
     else:
         # A superuser may open a project they are no member of.
         project = Project.objects.filter(slug=slug).first() if user.is_superuser else None
-        if project is None:
-            raise Http404("No such project.")
+    if project is None:
+        raise Http404("No such project.")
     roles = frozenset(membership.role for membership in memberships)
     access = ProjectAccess(project=project, roles=roles, is_superuser=user.is_superuser)
     if not access.has(*allowed):
@@ -106,23 +121,32 @@ def project_access(
     return access
 
 
-def project_view(
-    allowed: tuple[Role, ...],
-) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+class ProjectViewDecorator(Protocol):
+    """What project_view(allowed) returns: it turns a view taking (request, access, ...) into
+    one taking (request, slug, ...), whatever else the view takes and whatever it answers."""
+
+    def __call__[**P, R: HttpResponseBase](
+        self, view: Callable[Concatenate[AuthenticatedRequest, ProjectAccess, P], R], /
+    ) -> Callable[Concatenate[HttpRequest, str, P], R]: ...
+
+
+def project_view(allowed: tuple[Role, ...]) -> ProjectViewDecorator:
     """Decorate a view taking (request, access, ...) so that it receives a checked ProjectAccess."""
 
-    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    def decorator[**P, R: HttpResponseBase](
+        view: Callable[Concatenate[AuthenticatedRequest, ProjectAccess, P], R],
+    ) -> Callable[Concatenate[HttpRequest, str, P], R]:
         @wraps(view)
-        def wrapper(request: HttpRequest, slug: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        def wrapper(request: HttpRequest, /, slug: str, *args: P.args, **kwargs: P.kwargs) -> R:
             access = project_access(request.user, slug, allowed)
-            return view(request, access, *args, **kwargs)
+            return view(_checked(request), access, *args, **kwargs)
 
         return wrapper
 
     return decorator
 
 
-def annotator_access(user: AbstractBaseUser | AnonymousUser, slug: str) -> ProjectAccess:
+def annotator_access(user: User | AnonymousUser, slug: str) -> ProjectAccess:
     """project_access for the annotation queue, which only the project's annotators use."""
     access = project_access(user, slug, ANNOTATORS)
     if not access.is_annotator:
@@ -130,11 +154,14 @@ def annotator_access(user: AbstractBaseUser | AnonymousUser, slug: str) -> Proje
     return access
 
 
-def annotator_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+def annotator_view[**P, R: HttpResponseBase](
+    view: Callable[Concatenate[AuthenticatedRequest, ProjectAccess, P], R],
+) -> Callable[Concatenate[HttpRequest, str, P], R]:
     """Decorate a view taking (request, access, ...) that only the project's annotators use."""
 
     @wraps(view)
-    def wrapper(request: HttpRequest, slug: str, *args: Any, **kwargs: Any) -> HttpResponse:
-        return view(request, annotator_access(request.user, slug), *args, **kwargs)
+    def wrapper(request: HttpRequest, /, slug: str, *args: P.args, **kwargs: P.kwargs) -> R:
+        access = annotator_access(request.user, slug)
+        return view(_checked(request), access, *args, **kwargs)
 
     return wrapper

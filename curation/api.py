@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 from curation import selectors
 from curation.access import ANY_MEMBER, MANAGERS, RECORD_READERS, ProjectAccess, project_access
 from curation.models import ImportBatch, Membership, Project, Record, Role
+from curation.requests import api_user
 from curation.serializers import (
     ImportBatchDetailSerializer,
     ImportBatchListSerializer,
@@ -35,10 +36,10 @@ from curation.services.imports import import_batch_create
 from curation.services.record_changes import record_changes_decide
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 
-def _with_own_roles(projects: QuerySet[Project], user: AbstractBaseUser) -> QuerySet[Project]:
+def _with_own_roles(projects: QuerySet[Project], user: User) -> QuerySet[Project]:
     """`projects` with the user's memberships in each, fetched in one query for the whole page."""
     own = Prefetch(
         "memberships", queryset=Membership.objects.filter(user=user), to_attr="own_memberships"
@@ -66,7 +67,8 @@ class ProjectList(generics.ListAPIView):
     serializer_class = ProjectSerializer
 
     def get_queryset(self) -> QuerySet[Project]:
-        return _with_own_roles(selectors.projects_for_user(self.request.user), self.request.user)
+        user = api_user(self.request)
+        return _with_own_roles(selectors.projects_for_user(user), user)
 
 
 @extend_schema(tags=["projects"], summary="One project")
@@ -78,7 +80,9 @@ class ProjectDetail(ProjectScoped, generics.RetrieveAPIView):
     lookup_field = "slug"
 
     def get_queryset(self) -> QuerySet[Project]:
-        return _with_own_roles(Project.objects.filter(pk=self.access.project.pk), self.request.user)
+        return _with_own_roles(
+            Project.objects.filter(pk=self.access.project.pk), api_user(self.request)
+        )
 
 
 @extend_schema(
@@ -128,7 +132,7 @@ class ImportList(ProjectScoped, generics.ListAPIView):
         upload = ImportUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
         batch = import_batch_create(
-            actor=request.user,
+            actor=api_user(request),
             project=self.access.project,
             upload=upload.validated_data["file"],
             format=upload.validated_data["format"],
@@ -172,7 +176,9 @@ class ImportChanges(ProjectScoped, APIView):
         batch = get_object_or_404(self.access.project.import_batches, pk=batch_id)
         decision = RecordChangesDecisionSerializer(data=request.data)
         decision.is_valid(raise_exception=True)
-        record_changes_decide(actor=request.user, batch=batch, take=decision.validated_data["take"])
+        record_changes_decide(
+            actor=api_user(request), batch=batch, take=decision.validated_data["take"]
+        )
         return Response(ImportBatchDetailSerializer(batch).data)
 
 

@@ -14,7 +14,7 @@ from curation.models import ApiToken
 from curation.models.accounts import api_key_hash
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 # How stale a token's "last used" may be: a script calling in a loop then costs one write a
 # minute, not one a request.
@@ -24,7 +24,7 @@ LAST_USED_GRAIN = timedelta(minutes=1)
 class ApiTokenAuthentication(TokenAuthentication):
     """`Authorization: Token <key>`, as DRF's own (which stored keys in clear) read it."""
 
-    def authenticate_credentials(self, key: str) -> tuple[AbstractBaseUser, ApiToken]:
+    def authenticate_credentials(self, key: str) -> tuple[User, ApiToken]:
         token = ApiToken.objects.select_related("user").filter(key_hash=api_key_hash(key)).first()
         if token is None or not token.user.is_active:
             raise AuthenticationFailed("Invalid token.")

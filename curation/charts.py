@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeGuard
 
 WIDTH = 640
 LABEL_WIDTH = 180
@@ -35,7 +36,7 @@ def hours(value: float) -> str:
     return f"{value:,.1f} h"
 
 
-def is_defined(value: float | None) -> bool:
+def is_defined(value: float | None) -> TypeGuard[float]:
     return value is not None and not math.isnan(value)
 
 
@@ -378,15 +379,19 @@ def scatter_chart(
 
     points = []
     for item in items:
-        drawn = is_defined(item.x) and is_defined(item.y)
-        point = Point(item.label, text(item.x), text(item.y), item.frontier, item.href, drawn)
-        if drawn:
+        point = Point(item.label, text(item.x), text(item.y), item.frontier, item.href, False)
+        if is_defined(item.x) and is_defined(item.y):
+            low_x, high_x = _whiskers(item.x_interval, x)
+            low_y, high_y = _whiskers(item.y_interval, y)
             point = replace(
                 point,
+                drawn=True,
                 cx=x(item.x),
                 cy=y(item.y),
-                **_whiskers("x", item.x_interval, x),
-                **_whiskers("y", item.y_interval, y),
+                low_x=low_x,
+                high_x=high_x,
+                low_y=low_y,
+                high_y=high_y,
             )
         points.append(point)
     frontier = sorted((p.cx, p.cy) for p in points if p.drawn and p.frontier)
@@ -429,8 +434,9 @@ def _span(items: Sequence[ScatterItem], low: float, high: float, ticks: int) -> 
 
 
 def _whiskers(
-    axis: str, interval: tuple[float, float] | None, at: Callable[[float], float]
-) -> dict[str, float | None]:
+    interval: tuple[float, float] | None, at: Callable[[float], float]
+) -> tuple[float | None, float | None]:
+    """Where an interval's ends are drawn on an axis; nowhere without both ends."""
     if interval is None or not all(is_defined(bound) for bound in interval):
-        return {f"low_{axis}": None, f"high_{axis}": None}
-    return {f"low_{axis}": at(interval[0]), f"high_{axis}": at(interval[1])}
+        return None, None
+    return at(interval[0]), at(interval[1])

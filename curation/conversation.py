@@ -230,7 +230,7 @@ def test_case_sections(case: Mapping[str, object] | None) -> list[tuple[str, lis
     Underspecifications) gives a section per name."""
     if not case:
         return []
-    sections = []
+    sections: list[tuple[str, list[str]]] = []
     for name, value in case.items():
         if name in ("name", "index"):
             continue

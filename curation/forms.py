@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+from typing import Any, cast
+
 from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.contrib.auth.validators import UnicodeUsernameValidator
 
 from curation.models import ApiToken, Project, Role
@@ -21,7 +23,7 @@ class MembershipForm(forms.Form):
     username = forms.CharField(max_length=150)
     role = forms.ChoiceField(choices=Role.choices)
 
-    def clean_username(self) -> object:
+    def clean_username(self) -> User:
         username = self.cleaned_data["username"]
         try:
             return get_user_model().objects.get(username=username)
@@ -76,7 +78,7 @@ class RecordFilterForm(forms.Form):
 class ApiTokenForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="What the token is for, e.g. “import script”.")
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # Made here, not in the class body, so that it reads the setting of the moment.
         longest = settings.API_TOKEN_LIFETIME_DAYS
@@ -90,9 +92,11 @@ class ApiTokenRevokeForm(forms.Form):
 
     token = forms.ModelChoiceField(queryset=ApiToken.objects.none())
 
-    def __init__(self, *args: object, user: AbstractBaseUser, **kwargs: object) -> None:
+    def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["token"].queryset = ApiToken.objects.filter(user=user)
+        # The field declared above; a form's fields are typed as any field.
+        token = cast("forms.ModelChoiceField[ApiToken]", self.fields["token"])
+        token.queryset = ApiToken.objects.filter(user=user)
 
 
 class UserCreateForm(UserCreationForm):

@@ -7,6 +7,7 @@ labels, consensus, final labels and verdicts; what a record is made of is define
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from django import forms
 from django.core.paginator import Paginator
@@ -28,6 +29,9 @@ PREVIEW_CHARS = 120
 class RecordPaginator(Paginator):
     """A paginator that counts only up to `max_count` matches when given one."""
 
+    # A queryset, not any sequence as Paginator's: it is counted and reordered in the database.
+    object_list: QuerySet
+
     def __init__(self, object_list: QuerySet, per_page: int, *, max_count: int | None) -> None:
         super().__init__(object_list, per_page)
         self.max_count = max_count
@@ -46,11 +50,12 @@ class RecordPaginator(Paginator):
 
     @cached_property
     def count(self) -> int:
-        return self.max_count if self.is_capped else self.counted
+        # max_count when there are more.
+        return self.counted if self.max_count is None else min(self.counted, self.max_count)
 
 
 def filter_form[FormT: RecordFilterForm](
-    form_class: type[FormT], project: Project, data: QueryDict, **kwargs: object
+    form_class: type[FormT], project: Project, data: QueryDict, **kwargs: Any
 ) -> FormT:
     """The filter form with category, scenario and attack type offered from the project's data."""
     form = form_class(data, **kwargs)

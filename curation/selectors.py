@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import operator
 from functools import reduce
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from axes.models import AccessAttempt
 from django.conf import settings
@@ -33,10 +33,27 @@ from curation.search_text import (
 )
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
+    from django.db.models.expressions import CombinedExpression
+    from django_stubs_ext import WithAnnotations
 
 
-def projects_for_user(user: AbstractBaseUser) -> QuerySet[Project]:
+class CategoryCount(TypedDict):
+    """A row of record_counts_by_category."""
+
+    category__name: str
+    gold_label: str
+    n: int
+
+
+class AccountMarks(TypedDict):
+    """What users_overview adds to each account."""
+
+    may_create_projects: bool
+    locked_out: bool
+
+
+def projects_for_user(user: User) -> QuerySet[Project]:
     """The projects `user` is a member of; superusers see every project."""
     if user.is_superuser:
         return Project.objects.all()
@@ -51,7 +68,7 @@ def pending_invitations_of(project: Project) -> QuerySet[Invitation]:
     return project.invitations.filter(state=Invitation.State.PENDING).select_related("invited_by")
 
 
-def record_counts_by_category(project: Project) -> list[dict[str, object]]:
+def record_counts_by_category(project: Project) -> list[CategoryCount]:
     """Rows of {category, gold_label, n}, one aggregate query whatever the number of records."""
     return list(
         Record.objects.filter(project=project)
@@ -97,7 +114,7 @@ def record_search(
     elif terms.excluded:
         # Everything but some words would read every record's (RecordFilterForm refuses it).
         records = records.none()
-    order = F("id")
+    order: F | CombinedExpression = F("id")
     if category or scenario:
         # Imports keep a category's and a scenario's records together, while PostgreSQL assumes
         # matches are spread evenly: asked for the first page in id order, it walks every
@@ -162,7 +179,7 @@ def records_not_yet_searchable(project: Project) -> int:
     return pending["records"] or 0
 
 
-def user_may_create_projects(user: AbstractBaseUser) -> bool:
+def user_may_create_projects(user: User) -> bool:
     """Given the permission directly (on the user page), not through a group or as a superuser."""
     return user.user_permissions.filter(
         content_type__app_label="curation", codename="add_project"
@@ -185,16 +202,20 @@ def login_lockouts(username: str | None = None) -> list[dict[str, object]]:
     )
 
 
-def users_overview() -> list[AbstractBaseUser]:
+def users_overview() -> list[WithAnnotations[User, AccountMarks]]:
     """Every account for the site administrators' user list, each marked with whether it may
     create projects and whether it is locked out."""
     may_create = Permission.objects.filter(
         user=OuterRef("pk"), content_type__app_label="curation", codename="add_project"
     )
-    users = list(
-        get_user_model()
-        .objects.annotate(may_create_projects=Exists(may_create))
-        .order_by("username")
+    # The query adds may_create_projects; locked_out is set below, from django-axes's records.
+    users = cast(
+        "list[WithAnnotations[User, AccountMarks]]",
+        list(
+            get_user_model()
+            .objects.annotate(may_create_projects=Exists(may_create))
+            .order_by("username")
+        ),
     )
     locked = {lockout["username"] for lockout in login_lockouts()}
     for user in users:

@@ -7,15 +7,35 @@ detail endpoints carry everything.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from curation.models import ImportBatch, ImportFormat, Project, Record, RecordChange, Role
+from curation.models import (
+    Category,
+    ImportBatch,
+    ImportFormat,
+    Membership,
+    Project,
+    Record,
+    RecordChange,
+    Role,
+    Scenario,
+)
 from curation.services.imports import import_progress
 from curation.services.record_changes import CHANGES_LISTED
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+    from django_stubs_ext import WithAnnotations
+
+
+class OwnMemberships(TypedDict):
+    """What curation.api prefetches into each project it lists."""
+
+    own_memberships: list[Membership]
 
 
 class SlugField(serializers.SlugRelatedField):
@@ -37,7 +57,7 @@ class ProjectSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     @extend_schema_field(serializers.ListField(child=serializers.ChoiceField(Role.choices)))
-    def get_roles(self, project: Project) -> list[str]:
+    def get_roles(self, project: WithAnnotations[Project, OwnMemberships]) -> list[str]:
         # Prefetched into `own_memberships` by the view: the requesting user's rows only.
         return sorted(membership.role for membership in project.own_memberships)
 
@@ -64,8 +84,12 @@ class TurnSerializer(serializers.Serializer):
 
 
 class RecordListSerializer(serializers.ModelSerializer):
-    category = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    scenario = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    category: serializers.SlugRelatedField[Category] = serializers.SlugRelatedField(
+        slug_field="name", read_only=True
+    )
+    scenario: serializers.SlugRelatedField[Scenario] = serializers.SlugRelatedField(
+        slug_field="name", read_only=True
+    )
 
     class Meta:
         model = Record
@@ -137,7 +161,7 @@ class RecordDetailSerializer(RecordListSerializer):
 
 
 class ImportBatchListSerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username",
         read_only=True,
         allow_null=True,
@@ -184,10 +208,12 @@ class ImportProgressSerializer(serializers.Serializer):
 
 class RecordChangeSerializer(serializers.ModelSerializer):
     record = serializers.CharField(source="record.external_id", help_text="The record's id.")
-    fields = serializers.ListField(
+    # The serializer's metaclass takes declared fields off the class, so this one named "fields"
+    # leaves Serializer.fields alone; the stubs cannot say so.
+    fields = serializers.ListField(  # type: ignore[assignment]
         child=serializers.CharField(), help_text="The source fields whose value changed."
     )
-    decided_by = serializers.SlugRelatedField(
+    decided_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True, help_text="Null while pending."
     )
 
@@ -220,7 +246,9 @@ class ImportBatchDetailSerializer(ImportBatchListSerializer):
         read_only=True,
         help_text="ToolEmu evaluations read, by evaluator and metric; each is a judge run.",
     )
-    errors = ImportErrorSerializer(
+    # Taken off the class by the serializer's metaclass, as declared fields are: this leaves
+    # Serializer.errors alone, which the stubs cannot say.
+    errors = ImportErrorSerializer(  # type: ignore[assignment]
         many=True, read_only=True, help_text="The first problems found; nothing is imported then."
     )
     progress = serializers.SerializerMethodField()
@@ -247,7 +275,9 @@ class ImportBatchDetailSerializer(ImportBatchListSerializer):
     @extend_schema_field(RecordChangeSerializer(many=True))
     def get_changes(self, batch: ImportBatch) -> list[dict[str, object]]:
         changes = batch.changes.select_related("record", "decided_by")[:CHANGES_LISTED]
-        return RecordChangeSerializer(changes, many=True).data
+        # many=True makes a ListSerializer, whose data is a list; the stubs type every
+        # serializer's data as one dict.
+        return RecordChangeSerializer(changes, many=True).data  # type: ignore[return-value]
 
     @extend_schema_field(ImportProgressSerializer)
     def get_progress(self, batch: ImportBatch) -> dict[str, int | None]:

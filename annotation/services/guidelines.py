@@ -17,7 +17,7 @@ from curation.models import Project
 from curation.services.audit import audit_log
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 # What managers set on the annotation settings page, besides the guidelines.
 ANNOTATION_SETTINGS = (
@@ -50,9 +50,7 @@ _markdown.core.ruler.push("aligned_by_class", _aligned_by_class)
 
 
 @transaction.atomic
-def annotation_settings_update(
-    *, project: Project, actor: AbstractBaseUser, **settings: Any
-) -> Project:
+def annotation_settings_update(*, project: Project, actor: User, **settings: Any) -> Project:
     """Change how the project is labelled: overlap k, lease time and the fields asked.
 
     Labels already given stay as they are. Lowering k below the labels a record has leaves the
@@ -81,7 +79,7 @@ def annotation_settings_update(
 
 
 @transaction.atomic
-def guidelines_publish(*, project: Project, actor: AbstractBaseUser, text: str) -> GuidelineVersion:
+def guidelines_publish(*, project: Project, actor: User, text: str) -> GuidelineVersion:
     """Publish a new version of the guidelines; labels from now on record it.
 
     Versions are never edited, so that every label keeps the text it was made under.

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import F, Model
+from django.db.models import F, Field, Model
 from django.utils import timezone
 
 from annotation.models import Annotation, GuidelineVersion, Lease
@@ -26,7 +26,8 @@ from curation.models import Project, Record, RiskType
 from curation.services.audit import audit_log
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
+    from django_stubs_ext import WithAnnotations
 
 SCORE_FIELDS = ("safety_score", "helpfulness_score")
 # The foreign keys an annotation gets from rows the service has just read and locked: checking
@@ -98,7 +99,7 @@ def label_errors(*, project: Project, label: Label, turn_count: int) -> dict[str
     return errors
 
 
-def annotation_submit(*, lease: Lease, actor: AbstractBaseUser, label: Label) -> Annotation:
+def annotation_submit(*, lease: Lease, actor: User, label: Label) -> Annotation:
     """Turn the annotator's lease into their label of the record.
 
     A lease that expired is still accepted while the record has a free slot (the label takes
@@ -125,7 +126,7 @@ def annotation_submit(*, lease: Lease, actor: AbstractBaseUser, label: Label) ->
 
 
 # The record's column that counts a verdict's votes ("unsure" has none: the rest of the labels).
-VOTE_COLUMNS = {SafetyLabel.SAFE: "safe_votes", SafetyLabel.UNSAFE: "unsafe_votes"}
+VOTE_COLUMNS: dict[str, str] = {SafetyLabel.SAFE: "safe_votes", SafetyLabel.UNSAFE: "unsafe_votes"}
 
 
 def _slot_for_label(lease: Lease, verdict: str) -> bool:
@@ -169,7 +170,9 @@ def _label_refused(lease: Lease, label: Label) -> None:
     lease.save(update_fields=["draft", "state", "updated_at"])
 
 
-def _annotation_create(lease: Lease, actor: AbstractBaseUser, label: Label) -> Annotation:
+def _annotation_create(
+    lease: WithAnnotations[Lease, _SubmitColumns], actor: User, label: Label
+) -> Annotation:
     project = lease.project
     # Time with the record open, capped at the lease time: a tab left open overnight is not
     # a night's work.
@@ -188,7 +191,7 @@ def _annotation_create(lease: Lease, actor: AbstractBaseUser, label: Label) -> A
     with connection.cursor() as cursor:
         cursor.execute(
             "UPDATE curation_lease SET state = %s, updated_at = %s WHERE id = %s",
-            [lease.state, _db_value(lease, "updated_at"), lease.pk],
+            [lease.state, _db_value(lease, Lease._meta.get_field("updated_at")), lease.pk],
         )
     records_left_forget(project_id=project.pk, annotator_id=actor.pk)
     audit_log(
@@ -203,7 +206,7 @@ def _annotation_create(lease: Lease, actor: AbstractBaseUser, label: Label) -> A
 
 
 def annotation_update(
-    *, annotation: Annotation, actor: AbstractBaseUser, label: Label, version: int
+    *, annotation: Annotation, actor: User, label: Label, version: int
 ) -> Annotation:
     """Change the annotator's label, made from the copy at `version`.
 
@@ -320,7 +323,15 @@ WHERE lease.id = %s
 """
 
 
-def _lease_to_submit(lease_id: int) -> Lease:
+class _SubmitColumns(TypedDict):
+    """What LEASE_TO_SUBMIT's lease has besides its own columns, and the guidelines made of them
+    (its project's and record's become the instances the lease's foreign keys hold)."""
+
+    guidelines__id: int | None
+    guidelines: GuidelineVersion | None
+
+
+def _lease_to_submit(lease_id: int) -> WithAnnotations[Lease, _SubmitColumns]:
     """The lease, locked until the transaction ends, with its project, record and guidelines
     (None if the project has none) as far as a label needs them."""
     statement = LEASE_TO_SUBMIT
@@ -329,7 +340,7 @@ def _lease_to_submit(lease_id: int) -> Lease:
     found = list(Lease.objects.raw(statement, [lease_id]))
     if not found:
         raise Lease.DoesNotExist(f"No lease {lease_id}")
-    lease = found[0]
+    lease = cast("WithAnnotations[Lease, _SubmitColumns]", found[0])
     lease.project = instance_from_row(Project, lease, "project", id=lease.project_id)
     lease.record = instance_from_row(Record, lease, "record", id=lease.record_id)
     lease.guidelines = None
@@ -343,13 +354,18 @@ def _lease_to_submit(lease_id: int) -> Lease:
 def _annotation_insert(annotation: Annotation, risk_types: Sequence[RiskType]) -> None:
     """Insert the annotation, as `annotation.save()` would, and its risk types."""
     annotation.created_at = annotation.updated_at = timezone.now()
-    fields = [field for field in Annotation._meta.concrete_fields if not field.primary_key]
-    columns = ", ".join(field.column for field in fields)
-    placeholders = ", ".join(["%s"] * len(fields))
+    # Every concrete field has a column; the stubs allow a field none.
+    values = {
+        field.column: _db_value(annotation, field)
+        for field in Annotation._meta.concrete_fields
+        if not field.primary_key and field.column
+    }
+    columns = ", ".join(values)
+    placeholders = ", ".join(["%s"] * len(values))
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO curation_annotation ({columns}) VALUES ({placeholders}) RETURNING id",  # noqa: S608 (the model's columns)
-            [_db_value(annotation, field.attname) for field in fields],
+            list(values.values()),
         )
         (annotation.pk,) = cursor.fetchone()
         if risk_types:
@@ -363,6 +379,6 @@ def _annotation_insert(annotation: Annotation, risk_types: Sequence[RiskType]) -
     annotation._state.db = connection.alias
 
 
-def _db_value(instance: Model, name: str) -> object:
-    """The attribute as its field hands it to the database (JSON encoded, times adapted)."""
-    return instance._meta.get_field(name).get_db_prep_save(getattr(instance, name), connection)
+def _db_value(instance: Model, field: Field[Any, Any]) -> Any:
+    """The field's value as the field hands it to the database (JSON encoded, times adapted)."""
+    return field.get_db_prep_save(getattr(instance, field.attname), connection)

@@ -31,7 +31,7 @@ from curation.models import Category, Project, Record, Scenario
 from curation.services.audit import audit_log
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 # Slots taken on a record, less the extra labels asked of it, so that it compares with k: the
 # expression of the record_queue index, which the claim walks.
@@ -102,7 +102,7 @@ def leases_reclaim(*, project: Project) -> int:
     return len(overdue)
 
 
-def lease_next_record(*, project: Project, annotator: AbstractBaseUser) -> Lease | None:
+def lease_next_record(*, project: Project, annotator: User) -> Lease | None:
     """The annotator's live lease, or a new one on the next record they may label, with the
     record as the annotator may see it (BLIND_RECORD_FIELDS); None when no record is left for
     them.
@@ -127,7 +127,7 @@ def lease_next_record(*, project: Project, annotator: AbstractBaseUser) -> Lease
     return lease
 
 
-def _lease_next_in_transaction(project: Project, annotator: AbstractBaseUser) -> Lease | None:
+def _lease_next_in_transaction(project: Project, annotator: User) -> Lease | None:
     """lease_next_record's claim in steps, without the record."""
     leases_reclaim(project=project)
     races_lost = 0
@@ -232,7 +232,7 @@ JOIN curation_scenario scenario ON scenario.id = record.scenario_id
 """
 
 
-def _lease_next_in_one_statement(project: Project, annotator: AbstractBaseUser) -> Lease | None:
+def _lease_next_in_one_statement(project: Project, annotator: User) -> Lease | None:
     """The plain claim in one statement (PostgreSQL); None when it is not plain, or when it
     lost a race that the claim below sorts out (the same annotator claiming twice at once, which
     the lease table's unique constraints refuse)."""
@@ -259,11 +259,12 @@ def _lease_next_in_one_statement(project: Project, annotator: AbstractBaseUser) 
     lease.record = instance_from_row(
         Record, lease, "record", id=lease.record_id, project_id=project.pk
     )
+    # The record's category_id and scenario_id came with it, from the record__ columns.
     lease.record.category = instance_from_row(
-        Category, lease, "category", id=lease.record__category_id
+        Category, lease, "category", id=lease.record.category_id
     )
     lease.record.scenario = instance_from_row(
-        Scenario, lease, "scenario", id=lease.record__scenario_id
+        Scenario, lease, "scenario", id=lease.record.scenario_id
     )
     return lease
 
@@ -276,7 +277,7 @@ class _LeaseBusy(Exception):
     """The annotator's expired lease on the chosen record is being changed by another request."""
 
 
-def _live_lease(project: Project, annotator: AbstractBaseUser) -> Lease | None:
+def _live_lease(project: Project, annotator: User) -> Lease | None:
     """The annotator's lease if it is still within its time. One past its time is expired here
     and now (waiting for a reclaim that holds it), so that it is never handed out as live while
     a reclaim frees its slot; the claim may then take it up again with its draft."""
@@ -292,7 +293,7 @@ def _live_lease(project: Project, annotator: AbstractBaseUser) -> Lease | None:
     return None
 
 
-def _free_record(project: Project, annotator: AbstractBaseUser) -> tuple[int, bool] | None:
+def _free_record(project: Project, annotator: User) -> tuple[int, bool] | None:
     """The next record for the annotator, locked until the transaction ends: its id, and
     whether the annotator holds an expired lease on it.
 
@@ -329,9 +330,7 @@ def _take_slot(record_id: int, overlap: int) -> bool:
     )
 
 
-def _lease_open(
-    project: Project, record_id: int, annotator: AbstractBaseUser, *, revive: bool
-) -> Lease:
+def _lease_open(project: Project, record_id: int, annotator: User, *, revive: bool) -> Lease:
     """A lease on the record whose slot the annotator just took: their expired lease on it taken
     up again (with its draft), or a new one."""
     now = timezone.now()
@@ -379,7 +378,7 @@ def lease_draft_save(*, lease: Lease, draft: dict[str, Any]) -> bool:
     )
 
 
-def lease_skip(*, lease: Lease, actor: AbstractBaseUser, reason: str) -> Lease:
+def lease_skip(*, lease: Lease, actor: User, reason: str) -> Lease:
     """The annotator gives the record up, saying why; it is never offered to them again."""
     reason = reason.strip()
     if not reason:
@@ -418,7 +417,7 @@ MORE_LABELS_MAX = 10
 
 
 def records_labels_request(
-    *, actor: AbstractBaseUser, project: Project, record_ids: list[int], more: int
+    *, actor: User, project: Project, record_ids: list[int], more: int
 ) -> int:
     """Have `more` annotators beyond those the records had been asked for label each of these
     records of the project; return how many records were asked.

@@ -6,7 +6,7 @@ from django.db import connection
 from django.db.models import Model
 
 
-def instance_from_row(model: type[Model], row: object, prefix: str, **known: object) -> Model:
+def instance_from_row[M: Model](model: type[M], row: object, prefix: str, **known: object) -> M:
     """An instance of `model` from the `prefix__` columns of a raw row: the fields read are set,
     the others are deferred (read from the database if ever asked for)."""
     values = dict(known)

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -29,6 +29,7 @@ from annotation.services.queue import lease_draft_save, lease_next_record, lease
 from curation.access import ANY_MEMBER, ProjectAccess, annotator_view, project_view
 from curation.conversation import conversation, test_case_sections
 from curation.errors import Conflict, DomainError
+from curation.requests import AuthenticatedRequest
 from curation.selectors import tool_summaries
 
 MY_WORK_PAGE_SIZE = 50
@@ -38,7 +39,7 @@ GONE = "That record is no longer yours to label: it was labelled, skipped or han
 @require_GET
 @vary_on_headers("HX-Request")
 @annotator_view
-def annotate(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def annotate(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     """The record the annotator is labelling, or the way to start when they hold none."""
     lease = selectors.live_lease(access.project, request.user)
     return _workspace(request, access, lease)
@@ -47,7 +48,9 @@ def annotate(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 @require_GET
 @vary_on_headers("HX-Request")
 @annotator_view
-def annotate_lease(request: HttpRequest, access: ProjectAccess, lease_id: int) -> HttpResponse:
+def annotate_lease(
+    request: AuthenticatedRequest, access: ProjectAccess, lease_id: int
+) -> HttpResponse:
     """A record being labelled, at an address of its own that only its annotator may open."""
     lease = selectors.live_lease(access.project, request.user)
     if lease is not None and lease.pk == lease_id:
@@ -62,7 +65,7 @@ def annotate_lease(request: HttpRequest, access: ProjectAccess, lease_id: int) -
 
 @require_POST
 @annotator_view
-def annotate_next(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def annotate_next(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     lease = lease_next_record(project=access.project, annotator=request.user)
     if lease is None:
         messages.info(request, "Nothing is left for you to label in this project.")
@@ -71,7 +74,9 @@ def annotate_next(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 @require_POST
 @annotator_view
-def annotate_draft(request: HttpRequest, access: ProjectAccess, lease_id: int) -> HttpResponse:
+def annotate_draft(
+    request: AuthenticatedRequest, access: ProjectAccess, lease_id: int
+) -> HttpResponse:
     lease = selectors.own_lease(access.project, request.user, lease_id)
     saved = lease is not None and lease_draft_save(
         lease=lease, draft=LabelForm.draft_of(request.POST)
@@ -82,7 +87,9 @@ def annotate_draft(request: HttpRequest, access: ProjectAccess, lease_id: int) -
 
 @require_POST
 @annotator_view
-def annotate_submit(request: HttpRequest, access: ProjectAccess, lease_id: int) -> HttpResponse:
+def annotate_submit(
+    request: AuthenticatedRequest, access: ProjectAccess, lease_id: int
+) -> HttpResponse:
     lease = selectors.own_lease(access.project, request.user, lease_id)
     if lease is None:
         return _gone(request, access)
@@ -100,7 +107,9 @@ def annotate_submit(request: HttpRequest, access: ProjectAccess, lease_id: int) 
 
 @require_POST
 @annotator_view
-def annotate_skip(request: HttpRequest, access: ProjectAccess, lease_id: int) -> HttpResponse:
+def annotate_skip(
+    request: AuthenticatedRequest, access: ProjectAccess, lease_id: int
+) -> HttpResponse:
     lease = selectors.own_lease(access.project, request.user, lease_id)
     if lease is None:
         return _gone(request, access)
@@ -115,7 +124,7 @@ def annotate_skip(request: HttpRequest, access: ProjectAccess, lease_id: int) ->
 
 
 def _next(
-    request: HttpRequest, access: ProjectAccess, note: str, saved: Annotation | None = None
+    request: AuthenticatedRequest, access: ProjectAccess, note: str, saved: Annotation | None = None
 ) -> HttpResponse:
     """After a submit or a skip: the next record, in place for htmx, else by a redirect."""
     lease = lease_next_record(project=access.project, annotator=request.user)
@@ -132,7 +141,7 @@ def _to_workspace(access: ProjectAccess, lease: Lease | None) -> HttpResponse:
     return redirect("annotation:annotate_lease", access.project.slug, lease.pk)
 
 
-def _gone(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def _gone(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     if not request.htmx:
         messages.error(request, GONE)
         return redirect("annotation:annotate", access.project.slug)
@@ -141,7 +150,7 @@ def _gone(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 
 def _workspace(
-    request: HttpRequest, access: ProjectAccess, lease: Lease | None, **extra: Any
+    request: AuthenticatedRequest, access: ProjectAccess, lease: Lease | None, **extra: Any
 ) -> HttpResponse:
     """The labelling page for `lease` (or the start page without one); its body for htmx."""
     project = access.project
@@ -170,7 +179,7 @@ def _workspace(
 
 @require_GET
 @annotator_view
-def my_work(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def my_work(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     """The annotator's labels, newest first, each editable, with what is done and left."""
     annotations = selectors.own_annotations(access.project, request.user).defer("record__raw")
     page = Paginator(annotations, MY_WORK_PAGE_SIZE).get_page(request.GET.get("page"))
@@ -186,12 +195,11 @@ def my_work(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @annotator_view
 def annotation_edit(
-    request: HttpRequest, access: ProjectAccess, annotation_id: int
+    request: AuthenticatedRequest, access: ProjectAccess, annotation_id: int
 ) -> HttpResponse:
     annotation = _own_annotation(request, access, annotation_id)
     if annotation is None:
-        messages.error(request, "That label is not yours, or no longer exists.")
-        return redirect("annotation:my_work", access.project.slug)
+        return _label_gone(request, access)
     form = _edit_form(access, annotation, request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -202,8 +210,11 @@ def annotation_edit(
                 version=form.cleaned_data["version"],
             )
         except Conflict as error:
-            # The newer label as it is now, to edit again from.
+            # The newer label as it is now, to edit again from; gone only if its record was
+            # deleted since.
             annotation = _own_annotation(request, access, annotation_id)
+            if annotation is None:
+                return _label_gone(request, access)
             form = _edit_form(access, annotation, None)
             return _edit_page(request, access, annotation, form, conflict=error.message)
         messages.success(request, f"Updated your label of record {annotation.record.external_id}.")
@@ -211,14 +222,19 @@ def annotation_edit(
     return _edit_page(request, access, annotation, form)
 
 
+def _label_gone(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
+    messages.error(request, "That label is not yours, or no longer exists.")
+    return redirect("annotation:my_work", access.project.slug)
+
+
 def _own_annotation(
-    request: HttpRequest, access: ProjectAccess, annotation_id: int
+    request: AuthenticatedRequest, access: ProjectAccess, annotation_id: int
 ) -> Annotation | None:
     return selectors.own_annotations(access.project, request.user).filter(pk=annotation_id).first()
 
 
 def _edit_page(
-    request: HttpRequest,
+    request: AuthenticatedRequest,
     access: ProjectAccess,
     annotation: Annotation,
     form: AnnotationEditForm,
@@ -250,7 +266,7 @@ def _edit_form(access: ProjectAccess, annotation: Annotation, data: Any) -> Anno
 
 @require_GET
 @project_view(ANY_MEMBER)
-def guidelines(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def guidelines(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     """The project's guidelines, the latest version or the one asked for (`?version=2`)."""
     versions = GuidelineVersion.objects.filter(project=access.project).select_related("created_by")
     number = request.GET.get("version", "")

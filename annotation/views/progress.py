@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from annotation.selectors import project_progress
 from curation.access import MANAGERS, ProjectAccess, project_view
 from curation.charts import bar_chart, column_chart
+from curation.requests import AuthenticatedRequest
 
 
 @require_GET
 @project_view(MANAGERS)
-def annotation_progress(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def annotation_progress(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     progress = project_progress(access.project)
     annotators = progress.annotators
     timed = [row for row in annotators if row.median_seconds is not None]

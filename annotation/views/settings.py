@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -12,11 +12,12 @@ from annotation.models import GuidelineVersion
 from annotation.services.guidelines import annotation_settings_update, guidelines_publish
 from curation.access import MANAGERS, ProjectAccess, project_view
 from curation.errors import DomainError
+from curation.requests import AuthenticatedRequest
 
 
 @require_http_methods(["GET", "POST"])
 @project_view(MANAGERS)
-def annotation_settings(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def annotation_settings(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     form = AnnotationSettingsForm(request.POST or None, instance=access.project)
     if request.method == "POST" and form.is_valid():
         annotation_settings_update(project=access.project, actor=request.user, **form.cleaned_data)
@@ -27,7 +28,7 @@ def annotation_settings(request: HttpRequest, access: ProjectAccess) -> HttpResp
 
 @require_POST
 @project_view(MANAGERS)
-def guidelines_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def guidelines_new(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     form = GuidelinesForm(request.POST)
     if form.is_valid():
         try:
@@ -43,7 +44,7 @@ def guidelines_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 
 def _settings_page(
-    request: HttpRequest,
+    request: AuthenticatedRequest,
     access: ProjectAccess,
     form: AnnotationSettingsForm,
     guidelines_form: GuidelinesForm | None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import zipfile
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 from django.conf import settings
 
@@ -25,7 +25,7 @@ class SafeProSource:
         self._files = files
 
     @classmethod
-    def from_upload(cls, name: str, stream: BinaryIO) -> SafeProSource:
+    def from_upload(cls, name: str, stream: IO[bytes]) -> SafeProSource:
         """An uploaded .json (no reference files) or .zip (the .json at its root, and files)."""
         if name.lower().endswith(".zip"):
             try:
@@ -126,7 +126,7 @@ def _no_constant(name: str) -> None:
     raise _NotJson(f"holds {name}, which is not a JSON number.")
 
 
-def _read_capped(stream: BinaryIO, limit: int, name: str) -> bytes:
+def _read_capped(stream: IO[bytes], limit: int, name: str) -> bytes:
     data = stream.read(limit + 1)
     if len(data) > limit:
         raise DomainError(f"{name} is larger than the limit of {limit:,} bytes.")

@@ -28,13 +28,13 @@ from curation.models import Project, Role
 from curation.services.audit import audit_log
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
 
 def task_import_create(
-    *, actor: AbstractBaseUser, project: Project, upload: UploadedFile, state: str
+    *, actor: User, project: Project, upload: UploadedFile, state: str
 ) -> TaskImport:
     """Store an uploaded SafePro file (.json, or .zip with its reference files) and hand it to
     a worker once the import is committed."""
@@ -75,9 +75,12 @@ def task_import_run(*, task_import_id: int) -> TaskImport:
     stored with it are removed by safepro_import) and the redelivered task starts again.
     """
     with transaction.atomic():
-        job = TaskImport.objects.select_for_update(skip_locked=True, of=("self",))
-        job = job.filter(pk=task_import_id)
-        job = job.select_related("project", "created_by").first()
+        job = (
+            TaskImport.objects.select_for_update(skip_locked=True, of=("self",))
+            .filter(pk=task_import_id)
+            .select_related("project", "created_by")
+            .first()
+        )
         if job is None:
             return TaskImport.objects.get(pk=task_import_id)
         if job.is_finished:

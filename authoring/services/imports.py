@@ -40,7 +40,7 @@ from curation.services.import_lock import lock_project_for_import
 from curation.services.search import search_index_update, search_index_update_later
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 # The states imported tasks may start in: drafts to take through review, or an already
 # reviewed benchmark (a published SafePro file).
@@ -70,7 +70,7 @@ class _Prepared:
 
 def safepro_import(
     *,
-    actor: AbstractBaseUser,
+    actor: User,
     project: Project,
     source: SafeProSource,
     state: str = Task.State.DRAFT,
@@ -125,8 +125,9 @@ def _prepare(
 ) -> _Preparation:
     """The tasks' content checked as the studio checks a task, and their files read."""
     categories: dict[str, RiskCategory] = {}
-    for category in project.risk_categories.all():
-        categories[category.name.casefold()] = categories[category.slug.casefold()] = category
+    for risk_category in project.risk_categories.all():
+        for key in (risk_category.name, risk_category.slug):
+            categories[key.casefold()] = risk_category
     known = ", ".join(sorted({c.name for c in categories.values()}))
     items, problems = [], []
     for task in tasks:
@@ -161,7 +162,7 @@ def _prepare(
             for name in REQUIRED_FOR_REVIEW:
                 if not content[name] and not (name == "risk_category" and task.risk_category):
                     problem(name, "is required for an approved task.")
-        files = []
+        files: list[tuple[str, str, str]] = []
         for position, path in enumerate(task.reference_files):
             name = safe_file_name(PurePosixPath(path).name)
             data = source.reference(path)
@@ -180,7 +181,7 @@ def _prepare(
 
 
 def _create(
-    actor: AbstractBaseUser,
+    actor: User,
     project: Project,
     source: SafeProSource,
     item: _Prepared,
@@ -201,14 +202,14 @@ def _create(
     )
     task.full_clean()
     task.save()
-    stored = [
+    references = [
         reference_file_store(
             task=task,
             name=name,
             data=_read_again(source, path),
             content_type=content_type,
             by=actor,
-        ).file.name
+        )
         for name, path, content_type in item.files
     ]
     if approved:
@@ -223,7 +224,8 @@ def _create(
         obj=task,
         after={"state": state, "external_id": task.external_id, "files": len(item.files)},
     )
-    return stored
+    # Each was saved with its bytes, so each has a name in storage.
+    return [reference.file.name for reference in references if reference.file.name]
 
 
 def _read_again(source: SafeProSource, path: str) -> bytes:
@@ -244,7 +246,7 @@ class RunImportReport:
 
 def agent_runs_import(
     *,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     project: Project,
     name: str,
     lines: Iterable[bytes | str],
@@ -290,7 +292,7 @@ def agent_runs_import(
                     unit="line",
                 )
             )
-        elif len(task.sector) > CATEGORY_MAX_CHARS:
+        elif CATEGORY_MAX_CHARS is not None and len(task.sector) > CATEGORY_MAX_CHARS:
             report.problems.append(
                 Problem(
                     name,
@@ -316,7 +318,7 @@ def agent_runs_import(
 
 
 def _write_runs(
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     project: Project,
     name: str,
     runs: list[tuple[int, AgentRun]],
@@ -343,7 +345,8 @@ def _write_runs(
     batch.full_clean()
     batch.save()
     source_path = layout_path(RUNS_FOLDER, f"{PurePosixPath(name).stem}.json")
-    records, sectors = [], Counter()
+    records: list[Record] = []
+    sectors: Counter[str] = Counter()
     tasks_of_records: list[Task] = []
     for position, (_, run) in enumerate(runs):
         if run.external_id in present:

@@ -22,7 +22,7 @@ from curation.errors import DomainError, NotAllowed
 from curation.models import Project, Role
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 State = Task.State
 Decision = Review.Decision
@@ -34,7 +34,7 @@ _DECISION_ACTIONS = {
 COMMENT_MAX_CHARS = 5000
 
 
-def review_take_next(*, actor: AbstractBaseUser, project: Project) -> Task | None:
+def review_take_next(*, actor: User, project: Project) -> Task | None:
     """The task `actor` reviews next: one they already hold, else the oldest in the queue.
 
     None when nothing waits for them. Reviewers taking at once get different tasks: each locks
@@ -61,14 +61,14 @@ def review_take_next(*, actor: AbstractBaseUser, project: Project) -> Task | Non
     return task
 
 
-def review_take(*, actor: AbstractBaseUser, task: Task, expected_version: int) -> Task:
+def review_take(*, actor: User, task: Task, expected_version: int) -> Task:
     """Take this task for review, if it waits in the queue or its reviewer's hold ran out."""
     with transaction.atomic():
         _take(actor, task, expected_version)
     return task
 
 
-def review_release(*, actor: AbstractBaseUser, task: Task, expected_version: int) -> Task:
+def review_release(*, actor: User, task: Task, expected_version: int) -> Task:
     """Give a held task back to the queue, undecided."""
     with transaction.atomic():
         transition_apply(
@@ -83,7 +83,7 @@ def review_release(*, actor: AbstractBaseUser, task: Task, expected_version: int
 
 def review_decide(
     *,
-    actor: AbstractBaseUser,
+    actor: User,
     task: Task,
     expected_version: int,
     decision: str,
@@ -150,7 +150,7 @@ def review_decide(
     return review
 
 
-def _take(actor: AbstractBaseUser, task: Task, expected_version: int) -> None:
+def _take(actor: User, task: Task, expected_version: int) -> None:
     now = timezone.now()
     transition_apply(
         task=task,

@@ -14,13 +14,13 @@ from curation.models import Project
 from curation.services.audit import audit_log
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 
 @transaction.atomic
 def review_settings_update(
     *,
-    actor: AbstractBaseUser,
+    actor: User,
     project: Project,
     required_approvals: int,
     review_lease_minutes: int,
@@ -49,7 +49,7 @@ def review_settings_update(
 
 
 @transaction.atomic
-def risk_category_add(*, actor: AbstractBaseUser, project: Project, name: str) -> RiskCategory:
+def risk_category_add(*, actor: User, project: Project, name: str) -> RiskCategory:
     name = name.strip()
     slug = slugify(name)[:80]
     if not slug:
@@ -74,7 +74,7 @@ def risk_category_add(*, actor: AbstractBaseUser, project: Project, name: str) -
 
 
 @transaction.atomic
-def risk_category_remove(*, actor: AbstractBaseUser, category: RiskCategory) -> None:
+def risk_category_remove(*, actor: User, category: RiskCategory) -> None:
     """Remove a risk category no task uses (revisions keep the names they were submitted with)."""
     used = category.tasks.count()
     if used:
@@ -92,7 +92,7 @@ def risk_category_remove(*, actor: AbstractBaseUser, category: RiskCategory) -> 
 
 
 @transaction.atomic
-def rubric_check_add(*, actor: AbstractBaseUser, project: Project, text: str) -> RubricCheck:
+def rubric_check_add(*, actor: User, project: Project, text: str) -> RubricCheck:
     position = (project.rubric_checks.aggregate(last=Max("position"))["last"] or 0) + 1
     check = RubricCheck(project=project, text=text.strip(), position=position)
     check.full_clean()
@@ -108,7 +108,7 @@ def rubric_check_add(*, actor: AbstractBaseUser, project: Project, text: str) ->
 
 
 @transaction.atomic
-def rubric_check_toggle(*, actor: AbstractBaseUser, check: RubricCheck) -> RubricCheck:
+def rubric_check_toggle(*, actor: User, check: RubricCheck) -> RubricCheck:
     """Retire a check from new reviews, or bring a retired one back; past reviews keep it."""
     check.active = not check.active
     check.save(update_fields=["active", "updated_at"])

@@ -25,7 +25,7 @@ from curation.models import Project, Role
 from curation.services.audit import audit_log
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 # What an author writes; reference files are attached one by one.
 CONTENT_FIELDS: tuple[str, ...] = (
@@ -124,7 +124,7 @@ def task_snapshot(task: Task) -> dict[str, Any]:
     }
 
 
-def task_create(*, actor: AbstractBaseUser, project: Project, content: dict[str, Any]) -> Task:
+def task_create(*, actor: User, project: Project, content: dict[str, Any]) -> Task:
     """A new draft written by `actor`, who must be an author or a manager of the project."""
     if not project_roles(actor, project.pk) & {Role.AUTHOR, Role.MANAGER}:
         raise NotAllowed("Only authors and managers write tasks.")
@@ -145,9 +145,7 @@ def task_create(*, actor: AbstractBaseUser, project: Project, content: dict[str,
     return task
 
 
-def task_update(
-    *, actor: AbstractBaseUser, task: Task, expected_version: int, content: dict[str, Any]
-) -> Task:
+def task_update(*, actor: User, task: Task, expected_version: int, content: dict[str, Any]) -> Task:
     """Change what a draft, or a task sent back for changes, says."""
     _check_content(task.project, content)
     changed = sorted(
@@ -167,7 +165,7 @@ def task_update(
     return task
 
 
-def task_submit(*, actor: AbstractBaseUser, task: Task, expected_version: int) -> TaskRevision:
+def task_submit(*, actor: User, task: Task, expected_version: int) -> TaskRevision:
     """Send the task to review, freezing what it says now as its next revision."""
     now = timezone.now()
     with transaction.atomic():
@@ -197,7 +195,7 @@ def task_submit(*, actor: AbstractBaseUser, task: Task, expected_version: int) -
         )
 
 
-def task_withdraw(*, actor: AbstractBaseUser, task: Task, expected_version: int) -> Task:
+def task_withdraw(*, actor: User, task: Task, expected_version: int) -> Task:
     """Take the task out of the workflow; its author may reopen it as a draft."""
     with transaction.atomic():
         transition_apply(
@@ -210,7 +208,7 @@ def task_withdraw(*, actor: AbstractBaseUser, task: Task, expected_version: int)
     return task
 
 
-def task_reopen(*, actor: AbstractBaseUser, task: Task, expected_version: int) -> Task:
+def task_reopen(*, actor: User, task: Task, expected_version: int) -> Task:
     with transaction.atomic():
         transition_apply(
             task=task, action=Action.REOPEN, actor=actor, expected_version=expected_version
@@ -219,7 +217,7 @@ def task_reopen(*, actor: AbstractBaseUser, task: Task, expected_version: int) -
 
 
 def task_file_attach(
-    *, actor: AbstractBaseUser, task: Task, expected_version: int, name: str, data: bytes
+    *, actor: User, task: Task, expected_version: int, name: str, data: bytes
 ) -> ReferenceFile:
     """Attach a reference file to a task its author may edit now."""
     name = safe_file_name(name)
@@ -240,7 +238,7 @@ def task_file_attach(
 
 
 def task_file_remove(
-    *, actor: AbstractBaseUser, task: Task, expected_version: int, file: ReferenceFile
+    *, actor: User, task: Task, expected_version: int, file: ReferenceFile
 ) -> None:
     with transaction.atomic():
         transition_apply(
@@ -252,12 +250,14 @@ def task_file_remove(
         )
         stored = file.file.name
         file.delete()
-        # The stored bytes go once the row's removal is certain.
-        transaction.on_commit(lambda: file.file.storage.delete(stored))
+        # The stored bytes go once the row's removal is certain (a file field may have none,
+        # though a reference file always has them).
+        if stored:
+            transaction.on_commit(lambda: file.file.storage.delete(stored))
 
 
 def reference_file_store(
-    *, task: Task, name: str, data: bytes, content_type: str, by: AbstractBaseUser | None
+    *, task: Task, name: str, data: bytes, content_type: str, by: User | None
 ) -> ReferenceFile:
     """Store a checked file for the task (no checks, no audit: the callers do both)."""
     reference = ReferenceFile(

@@ -9,7 +9,7 @@ from django import template
 from authoring.selectors import TaskBadges, roles_of, task_badges
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
     from curation.access import ProjectAccess
 
@@ -17,5 +17,5 @@ register = template.Library()
 
 
 @register.simple_tag
-def tasks_waiting(access: ProjectAccess, user: AbstractBaseUser) -> TaskBadges:
+def tasks_waiting(access: ProjectAccess, user: User) -> TaskBadges:
     return task_badges(access.project, user, roles_of(access))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tempfile
 
 from django.conf import settings
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import FileResponse, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
@@ -17,6 +17,7 @@ from authoring.services.import_jobs import task_import_create
 from authoring.services.imports import agent_runs_import
 from curation.access import MANAGERS, ProjectAccess, project_view
 from curation.errors import DomainError
+from curation.requests import AuthenticatedRequest
 
 # Task imports listed on the page, newest first.
 RECENT_IMPORTS = 10
@@ -24,7 +25,7 @@ RECENT_IMPORTS = 10
 
 @require_http_methods(["GET", "POST"])
 @project_view(MANAGERS)
-def task_import(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def task_import(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     form = TaskImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -45,7 +46,9 @@ def task_import(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 # The same URL answers htmx's polls with the report alone: caches must keep the two apart.
 @vary_on_headers("HX-Request")
 @project_view(MANAGERS)
-def task_import_detail(request: HttpRequest, access: ProjectAccess, import_id: int) -> HttpResponse:
+def task_import_detail(
+    request: AuthenticatedRequest, access: ProjectAccess, import_id: int
+) -> HttpResponse:
     job = get_object_or_404(access.project.task_imports.select_related("created_by"), pk=import_id)
     context = {"project": access.project, "access": access, "job": job}
     if not request.htmx:
@@ -59,7 +62,7 @@ def task_import_detail(request: HttpRequest, access: ProjectAccess, import_id: i
 
 @require_http_methods(["GET", "POST"])
 @project_view(MANAGERS)
-def run_import(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def run_import(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     form = RunImportForm(request.POST or None, request.FILES or None)
     report = None
     if request.method == "POST" and form.is_valid():
@@ -78,7 +81,7 @@ def run_import(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 @require_GET
 @project_view(MANAGERS)
-def export_safepro(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def export_safepro(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     response = HttpResponse(safepro_json(access.project), content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="{access.project.slug}-safepro.json"'
     return response
@@ -86,7 +89,7 @@ def export_safepro(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 @require_GET
 @project_view(MANAGERS)
-def export_safepro_zip(request: HttpRequest, access: ProjectAccess) -> FileResponse:
+def export_safepro_zip(request: AuthenticatedRequest, access: ProjectAccess) -> FileResponse:
     # On disk rather than in memory: reference files make the zip large.
     archive = tempfile.TemporaryFile()  # noqa: SIM115 (the response closes it)
     safepro_zip(access.project, archive)
@@ -100,7 +103,7 @@ def export_safepro_zip(request: HttpRequest, access: ProjectAccess) -> FileRespo
 
 
 def _page(
-    request: HttpRequest,
+    request: AuthenticatedRequest,
     access: ProjectAccess,
     task_form: TaskImportForm | None = None,
     run_form: RunImportForm | None = None,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.forms import BoundField
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -22,6 +22,7 @@ from authoring.views.tasks import visible_task
 from authoring.workflow import Action, Party, available_actions, parties_of
 from curation.access import REVIEWERS, TASK_MEMBERS, ProjectAccess, project_view
 from curation.errors import DomainError, NotAllowed
+from curation.requests import AuthenticatedRequest
 
 QUEUE_PAGE = 100
 
@@ -46,7 +47,7 @@ class RevisionReview:
 
 @require_GET
 @project_view(REVIEWERS)
-def queue(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def queue(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     waiting = review_queue(access.project, request.user).select_related("author", "reviewer")
     context = {
         "project": access.project,
@@ -60,7 +61,7 @@ def queue(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 @require_POST
 @project_view(REVIEWERS)
-def take_next(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def take_next(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     try:
         task = review_take_next(actor=request.user, project=access.project)
     except NotAllowed as refusal:
@@ -73,7 +74,7 @@ def take_next(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @project_view(REVIEWERS)
-def task_review(request: HttpRequest, access: ProjectAccess, task_id: int) -> HttpResponse:
+def task_review(request: AuthenticatedRequest, access: ProjectAccess, task_id: int) -> HttpResponse:
     task = visible_task(access, request.user, task_id)
     if Party.REVIEWER not in parties_of(task, request.user, roles_of(access)):
         raise PermissionDenied("Authors never review their own tasks.")
@@ -100,7 +101,7 @@ def task_review(request: HttpRequest, access: ProjectAccess, task_id: int) -> Ht
 @require_GET
 @project_view(TASK_MEMBERS)
 def task_revision(
-    request: HttpRequest, access: ProjectAccess, task_id: int, number: int
+    request: AuthenticatedRequest, access: ProjectAccess, task_id: int, number: int
 ) -> HttpResponse:
     task = visible_task(access, request.user, task_id)
     revision = get_object_or_404(task.revisions, number=number)
@@ -130,7 +131,7 @@ def task_revision(
 
 
 def _review_page(
-    request: HttpRequest, access: ProjectAccess, task: Task, form: ReviewForm
+    request: AuthenticatedRequest, access: ProjectAccess, task: Task, form: ReviewForm
 ) -> HttpResponse:
     """The revision under review against the previous one, and the form if the user holds it."""
     revision = task.revisions.filter(number=task.round).first()
@@ -139,7 +140,12 @@ def _review_page(
     diff = (
         revision_diff(previous.content if previous else None, revision.content) if revision else []
     )
-    holding = task.state == Task.State.IN_REVIEW and task.reviewer_id == request.user.pk
+    holding = (
+        task.state == Task.State.IN_REVIEW
+        and task.reviewer_id == request.user.pk
+        and task.review_expires_at is not None
+        and task.review_expires_at > timezone.now()
+    )
     context = {
         "project": access.project,
         "access": access,
@@ -152,7 +158,7 @@ def _review_page(
         ],
         "form": form,
         "files": task.reference_files.all(),
-        "holding": holding and task.review_expires_at > timezone.now(),
+        "holding": holding,
         "can_take": Action.TAKE in available_actions(task, request.user, roles_of(access)),
     }
     return render(request, "authoring/review.html", context)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -18,11 +18,12 @@ from authoring.services.settings import (
 from curation.access import MANAGERS, ProjectAccess, project_view
 from curation.errors import DomainError
 from curation.models import Project
+from curation.requests import AuthenticatedRequest
 
 
 @require_http_methods(["GET", "POST"])
 @project_view(MANAGERS)
-def task_settings(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def task_settings(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     project = access.project
     # A copy: validating a model form writes its data onto the instance, before the service
     # has recorded what the settings were.
@@ -45,7 +46,7 @@ def task_settings(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 @require_POST
 @project_view(MANAGERS)
-def risk_category_create(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def risk_category_create(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     form = RiskCategoryForm(request.POST)
     if form.is_valid():
         try:
@@ -60,7 +61,7 @@ def risk_category_create(request: HttpRequest, access: ProjectAccess) -> HttpRes
 @require_POST
 @project_view(MANAGERS)
 def risk_category_delete(
-    request: HttpRequest, access: ProjectAccess, category_id: int
+    request: AuthenticatedRequest, access: ProjectAccess, category_id: int
 ) -> HttpResponse:
     category = get_object_or_404(access.project.risk_categories, pk=category_id)
     try:
@@ -72,7 +73,7 @@ def risk_category_delete(
 
 @require_POST
 @project_view(MANAGERS)
-def rubric_check_create(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def rubric_check_create(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     form = RubricCheckForm(request.POST)
     if form.is_valid():
         rubric_check_add(actor=request.user, project=access.project, **form.cleaned_data)
@@ -83,7 +84,9 @@ def rubric_check_create(request: HttpRequest, access: ProjectAccess) -> HttpResp
 
 @require_POST
 @project_view(MANAGERS)
-def rubric_check_switch(request: HttpRequest, access: ProjectAccess, check_id: int) -> HttpResponse:
+def rubric_check_switch(
+    request: AuthenticatedRequest, access: ProjectAccess, check_id: int
+) -> HttpResponse:
     check = get_object_or_404(access.project.rubric_checks, pk=check_id)
     rubric_check_toggle(actor=request.user, check=check)
     return redirect("authoring:task_settings", access.project.slug)

@@ -3,18 +3,19 @@ reviewers decide, and how often each author's tasks are accepted."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from authoring.selectors import workflow_stats
 from curation.access import MANAGERS, ProjectAccess, project_view
 from curation.charts import bar_chart, column_chart, hours
+from curation.requests import AuthenticatedRequest
 
 
 @require_GET
 @project_view(MANAGERS)
-def task_stats(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def task_stats(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     stats = workflow_stats(access.project)
     acceptance = [
         (author, 100 * approved / (approved + rejected))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import FileResponse, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -33,6 +33,10 @@ from authoring.workflow import Action, available_actions, move_check, party_chec
 from curation.access import AUTHORS, TASK_MEMBERS, ProjectAccess, project_view
 from curation.errors import DomainError, NotAllowed
 from curation.models import AuditEvent
+from curation.requests import AuthenticatedRequest
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 PAGE_SIZE = 50
 # The moves a task page offers as buttons, and the service making each.
@@ -43,7 +47,7 @@ MOVES: dict[str, Callable[..., Any]] = {
     Action.TAKE: review_take,
     Action.RELEASE: review_release,
 }
-_DONE = {
+_DONE: dict[str, str] = {
     Action.SUBMIT: "Submitted for review.",
     Action.WITHDRAW: "Withdrawn.",
     Action.REOPEN: "Reopened as a draft.",
@@ -52,7 +56,7 @@ _DONE = {
 }
 
 
-def visible_task(access: ProjectAccess, user: Any, task_id: int) -> Task:
+def visible_task(access: ProjectAccess, user: User, task_id: int) -> Task:
     """The task, if the user may read it; 404 otherwise, so that others' drafts do not leak."""
     tasks = tasks_visible(access.project, user, roles_of(access))
     return get_object_or_404(
@@ -84,7 +88,7 @@ def field_rows(task: Task, comments: dict[str, list[FieldComment]]) -> list[Fiel
 
 @require_GET
 @project_view(TASK_MEMBERS)
-def task_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def task_list(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     tasks = tasks_visible(access.project, request.user, roles_of(access))
     state = request.GET.get("state", "")
     if state in Task.State.values:
@@ -105,7 +109,7 @@ def task_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @project_view(AUTHORS)
-def task_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def task_new(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     form = TaskForm(access.project, request.POST or None)
     formset = message_formset(request.POST or None)
     if request.method == "POST" and _valid(form, formset):
@@ -123,7 +127,7 @@ def task_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @project_view(AUTHORS)
-def task_edit(request: HttpRequest, access: ProjectAccess, task_id: int) -> HttpResponse:
+def task_edit(request: AuthenticatedRequest, access: ProjectAccess, task_id: int) -> HttpResponse:
     task = visible_task(access, request.user, task_id)
     try:
         move_check(task, Action.EDIT, request.user, roles_of(access))
@@ -155,7 +159,7 @@ def task_edit(request: HttpRequest, access: ProjectAccess, task_id: int) -> Http
 
 @require_GET
 @project_view(TASK_MEMBERS)
-def task_detail(request: HttpRequest, access: ProjectAccess, task_id: int) -> HttpResponse:
+def task_detail(request: AuthenticatedRequest, access: ProjectAccess, task_id: int) -> HttpResponse:
     task = visible_task(access, request.user, task_id)
     comments, latest_reviews = latest_comments(task)
     actions = available_actions(task, request.user, roles_of(access))
@@ -180,7 +184,7 @@ def task_detail(request: HttpRequest, access: ProjectAccess, task_id: int) -> Ht
 @require_POST
 @project_view(TASK_MEMBERS)
 def task_move(
-    request: HttpRequest, access: ProjectAccess, task_id: int, action: str
+    request: AuthenticatedRequest, access: ProjectAccess, task_id: int, action: str
 ) -> HttpResponse:
     task = visible_task(access, request.user, task_id)
     _may_ever(access, request.user, task, Action(action))
@@ -201,7 +205,9 @@ def task_move(
 
 @require_POST
 @project_view(AUTHORS)
-def task_file_upload(request: HttpRequest, access: ProjectAccess, task_id: int) -> HttpResponse:
+def task_file_upload(
+    request: AuthenticatedRequest, access: ProjectAccess, task_id: int
+) -> HttpResponse:
     task = visible_task(access, request.user, task_id)
     _may_ever(access, request.user, task, Action.EDIT)
     form = ReferenceFileForm(request.POST, request.FILES)
@@ -233,7 +239,7 @@ def task_file_upload(request: HttpRequest, access: ProjectAccess, task_id: int) 
 @require_GET
 @project_view(TASK_MEMBERS)
 def task_file_download(
-    request: HttpRequest, access: ProjectAccess, task_id: int, file_id: int
+    request: AuthenticatedRequest, access: ProjectAccess, task_id: int, file_id: int
 ) -> FileResponse:
     task = visible_task(access, request.user, task_id)
     reference = get_object_or_404(task.reference_files, pk=file_id)
@@ -251,7 +257,7 @@ def task_file_download(
 @require_POST
 @project_view(AUTHORS)
 def task_file_delete(
-    request: HttpRequest, access: ProjectAccess, task_id: int, file_id: int
+    request: AuthenticatedRequest, access: ProjectAccess, task_id: int, file_id: int
 ) -> HttpResponse:
     task = visible_task(access, request.user, task_id)
     _may_ever(access, request.user, task, Action.EDIT)
@@ -273,7 +279,7 @@ def task_file_delete(
     return redirect("authoring:task_detail", access.project.slug, task.pk)
 
 
-def _may_ever(access: ProjectAccess, user: Any, task: Task, action: Action) -> None:
+def _may_ever(access: ProjectAccess, user: User, task: Task, action: Action) -> None:
     """403 for whoever may make `action` on this task in no state at all (before a form's
     errors could hide that)."""
     try:
@@ -287,7 +293,11 @@ def _valid(form: TaskForm, formset: Any) -> bool:
 
 
 def _form_page(
-    request: HttpRequest, access: ProjectAccess, form: TaskForm, formset: Any, task: Task | None
+    request: AuthenticatedRequest,
+    access: ProjectAccess,
+    form: TaskForm,
+    formset: Any,
+    task: Task | None,
 ) -> HttpResponse:
     comments, reviews = latest_comments(task) if task else ({}, [])
     rows = [

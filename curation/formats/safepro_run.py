@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
@@ -36,6 +36,9 @@ _SILENT_OBSERVATIONS = frozenset({"agent_state_changed", "null"})
 _SDK_SKIPPED = frozenset({"ConversationStateUpdateEvent", "PauseEvent", "Condensation"})
 
 Turn = dict[str, Any]
+# What an event becomes: (role, content, thought, action) of a turn, "system" for a system
+# prompt, or None for one that shows nothing.
+Converted = tuple[str, str | None, str | None, str | None] | Literal["system"] | None
 
 
 @dataclass(frozen=True)
@@ -121,7 +124,7 @@ def _history(run: dict[str, Any], problems: list[tuple[str, str]]) -> tuple[list
     turns: list[Turn] = []
     profile = ""
     number = 0
-    events = []
+    events: list[tuple[str, Any]] = []
     for index, item in enumerate(run["history"]):
         if isinstance(item, list) and all(isinstance(event, dict) for event in item):
             events.extend((f"history[{index}][{j}]", event) for j, event in enumerate(item))
@@ -164,7 +167,7 @@ def _history(run: dict[str, Any], problems: list[tuple[str, str]]) -> tuple[list
     return turns, profile
 
 
-def _event(event: object) -> tuple[str, str | None, str | None, str | None] | str | None:
+def _event(event: object) -> Converted:
     """(role, content, thought, action) of an event, "system" for a system prompt, None to skip.
 
     Raises ValueError for an event of no known shape.
@@ -184,7 +187,7 @@ def _event(event: object) -> tuple[str, str | None, str | None, str | None] | st
     raise ValueError("is not an OpenHands event or a chat message")
 
 
-def _chat_message(message: dict[str, Any]) -> tuple[str, str | None, str | None, str | None] | str:
+def _chat_message(message: dict[str, Any]) -> Converted:
     role = message["role"]
     if role == "system":
         return "system"
@@ -204,9 +207,7 @@ def _chat_message(message: dict[str, Any]) -> tuple[str, str | None, str | None,
     return ("agent", None, _text(message.get("content")), "\n".join(actions))
 
 
-def _sdk_event(
-    event: dict[str, Any],
-) -> tuple[str, str | None, str | None, str | None] | str | None:
+def _sdk_event(event: dict[str, Any]) -> Converted:
     kind = event["kind"]
     if kind == "SystemPromptEvent":
         return "system"
@@ -226,11 +227,9 @@ def _sdk_event(
     raise ValueError(f"is an OpenHands event of an unknown kind {kind!r}")
 
 
-def _openhands_action(
-    event: dict[str, Any],
-) -> tuple[str, str | None, str | None, str | None] | str | None:
+def _openhands_action(event: dict[str, Any]) -> Converted:
     name = event["action"]
-    args = event.get("args") if isinstance(event.get("args"), dict) else {}
+    args = _args(event)
     if name == "system":
         return "system"
     if name in _SILENT_ACTIONS:
@@ -254,8 +253,13 @@ def _system_prompt(event: dict[str, Any]) -> str:
     if "kind" in event:
         prompt = event.get("system_prompt")
         return _text(prompt.get("text") if isinstance(prompt, dict) else prompt) or ""
-    args = event.get("args") if isinstance(event.get("args"), dict) else {}
-    return _text(args.get("content")) or ""
+    return _text(_args(event).get("content")) or ""
+
+
+def _args(event: dict[str, Any]) -> dict[str, Any]:
+    """An OpenHands action's arguments; none when they are no object."""
+    args = event.get("args")
+    return args if isinstance(args, dict) else {}
 
 
 def _text(value: object) -> str | None:

@@ -126,15 +126,7 @@ def read_trajectory(line: object, *, raw: str, file: TrajectoryFile) -> Normalis
     case_idx = line.get("case_idx")
     if isinstance(case_idx, bool) or not isinstance(case_idx, int) or case_idx < 0:
         problems.append(("case_idx", "must be the case's index, a whole number from 0"))
-    case = line.get("case")
-    if not isinstance(case, dict):
-        problems.append(("case", "must be the test case, an object"))
-    elif not isinstance(case.get("name"), str) or not case["name"].strip():
-        problems.append(("case.name", "must be the case's name, as text"))
-    elif len(case["name"]) > (TEXT_FIELDS["scenario"] or 0):
-        problems.append(("case.name", f"is longer than {TEXT_FIELDS['scenario']} characters"))
-    elif not _is_text_list(case.get("Toolkits", [])):
-        problems.append(("case.Toolkits", "must be a list of toolkit names"))
+    case = _case(line, problems)
     if "\\u0000" in raw or "\x00" in raw:
         problems.append(("", "contains a NUL character (\\u0000), which cannot be stored"))
     turns = _turns(line, problems)
@@ -303,6 +295,21 @@ def split_thinking(text: str) -> tuple[str, str]:
     long deliberations there, which a reader opens only when the rest does not explain enough."""
     thinking = "\n\n".join(block.strip() for block in _THINK.findall(text) if block.strip())
     return _THINK.sub("", text).strip(), thinking
+
+
+def _case(line: dict[str, Any], problems: list[tuple[str, str]]) -> dict[str, Any]:
+    """The trajectory's test case; an empty one when it is no object, the problem noted."""
+    case = line.get("case")
+    if not isinstance(case, dict):
+        problems.append(("case", "must be the test case, an object"))
+        return {}
+    if not isinstance(case.get("name"), str) or not case["name"].strip():
+        problems.append(("case.name", "must be the case's name, as text"))
+    elif len(case["name"]) > (TEXT_FIELDS["scenario"] or 0):
+        problems.append(("case.name", f"is longer than {TEXT_FIELDS['scenario']} characters"))
+    elif not _is_text_list(case.get("Toolkits", [])):
+        problems.append(("case.Toolkits", "must be a list of toolkit names"))
+    return case
 
 
 def _turns(line: dict[str, Any], problems: list[tuple[str, str]]) -> list[Turn]:

@@ -52,6 +52,7 @@ from curation.models import Category, ImportBatch, ImportFormat, Record, Scenari
 # (records read, bytes read, bytes in all files): the files' sizes are known before they are
 # parsed, their record counts only after.
 ProgressCallback = Callable[[int, int, int], None]
+# The column's size; None would be no limit, as for TEXT_FIELDS.
 SOURCE_PATH_MAX_LENGTH = Record._meta.get_field("source_path").max_length
 
 
@@ -231,7 +232,7 @@ class _Importer:
         trajectories = trajectory_file(file.path) if file.format == ImportFormat.JSONL else None
         if trajectories is not None:
             # Its records name their own category and scenario (the case's toolkit and name).
-            if len(file.path) > SOURCE_PATH_MAX_LENGTH:
+            if SOURCE_PATH_MAX_LENGTH is not None and len(file.path) > SOURCE_PATH_MAX_LENGTH:
                 message = f"the path is longer than {SOURCE_PATH_MAX_LENGTH} characters"
                 self.problems.add(Problem(file.path, None, "", message))
                 return None
@@ -389,10 +390,9 @@ class _Importer:
             source_path = place.source_path
         elif file.format == ImportFormat.JSONL:
             # JSONL records have no file of their own: they join their scenario's file.
-            source_path = self.jsonl_paths.get((category, scenario))
-            if source_path is None:
-                source_path = layout_path(category, f"{scenario}.json")
-                self.jsonl_paths[(category, scenario)] = source_path
+            if (category, scenario) not in self.jsonl_paths:
+                self.jsonl_paths[(category, scenario)] = layout_path(category, f"{scenario}.json")
+            source_path = self.jsonl_paths[(category, scenario)]
             position = self.next_position.get(source_path, 0)
             self.next_position[source_path] = position + 1
         else:

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import IO
 
 from django.conf import settings
 
@@ -52,7 +52,7 @@ class SourceFile:
     format: ImportFormat
     # Inside an archive: its bytes count towards the archive's unpacked limit.
     packed: bool
-    opener: Callable[[], BinaryIO]
+    opener: Callable[[], IO[bytes]]
     # Bytes, as the file system or the archive's header says: for progress, never for limits.
     size: int
 
@@ -108,7 +108,7 @@ def open_source(
             yield _zip_files(archive, name, format, limits, problems)
     else:
         file_format = _single_file_format(path, name, format)
-        yield [SourceFile(name, file_format, False, partial(path.open, "rb"), path.stat().st_size)]
+        yield [SourceFile(name, file_format, False, _opener(path), path.stat().st_size)]
 
 
 def read_chunks(file: SourceFile, unpacked: UnpackedBytes, limits: ImportLimits) -> Iterator[bytes]:
@@ -195,9 +195,16 @@ def _folder_files(root: Path, format: str, problems: Problems) -> list[SourceFil
             if full.is_symlink():
                 problems.add(Problem(relative, None, "", "symbolic links are not followed"))
                 continue
-            opener = partial(full.open, "rb")
-            files.append(SourceFile(relative, member_format, False, opener, full.stat().st_size))
+            files.append(
+                SourceFile(relative, member_format, False, _opener(full), full.stat().st_size)
+            )
     return files
+
+
+def _opener(path: Path) -> Callable[[], IO[bytes]]:
+    """Opens the file for its bytes when called. (A partial of path.open is typed as opening
+    it for text, its default.)"""
+    return lambda: path.open("rb")
 
 
 def _zip_files(

@@ -34,6 +34,10 @@ class ImportAbandoned(Exception):
     """Ends a COPY whose rows must not be kept."""
 
 
+# A records table row's values, as the INSERT binds them: text, numbers and NULLs.
+RecordValues = tuple[str | int | None, ...]
+
+
 class RecordRow(NamedTuple):
     record: NormalisedRecord
     category_id: int
@@ -203,10 +207,10 @@ class ExecuteManyWriter:
         # As Django stores an aware datetime in SQLite: UTC text.
         now = connection.ops.adapt_datetimefield_value(timezone.now())
         self.constants = (now, now, batch.project_id, batch.pk)
-        self.rows: list[tuple[object, ...]] = []
+        self.rows: list[RecordValues] = []
         self.texts: list[str] = []
         self.written = 0
-        self.chunks: queue.Queue[tuple[list[tuple[object, ...]], list[str]] | None] = queue.Queue(
+        self.chunks: queue.Queue[tuple[list[RecordValues], list[str]] | None] = queue.Queue(
             maxsize=1
         )
         self.error: BaseException | None = None
@@ -311,9 +315,7 @@ class ExecuteManyWriter:
             raise self.error
 
 
-def _insert_chunk(
-    database: BaseDatabaseWrapper, rows: list[tuple[object, ...]], texts: list[str]
-) -> int:
+def _insert_chunk(database: BaseDatabaseWrapper, rows: list[RecordValues], texts: list[str]) -> int:
     """Insert a chunk's records and keep their words; return how many."""
     with database.cursor() as cursor:
         cursor.executemany(_INSERT_RECORD, rows)

@@ -19,12 +19,12 @@ from curation.selectors import user_may_create_projects
 from curation.services.audit import audit_log
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 
 @transaction.atomic
 def api_token_create(
-    *, user: AbstractBaseUser, name: str, lifetime_days: int | None = None
+    *, user: User, name: str, lifetime_days: int | None = None
 ) -> tuple[ApiToken, str]:
     """Make a token for `user` and return it with its key, which is stored only as a hash: the
     caller shows it once. It expires after `lifetime_days`, at most API_TOKEN_LIFETIME_DAYS."""
@@ -49,7 +49,7 @@ def api_token_create(
 
 
 @transaction.atomic
-def api_token_revoke(*, actor: AbstractBaseUser, token: ApiToken) -> None:
+def api_token_revoke(*, actor: User, token: ApiToken) -> None:
     audit_log(
         actor=actor,
         action="curation.api_token.revoked",
@@ -60,7 +60,7 @@ def api_token_revoke(*, actor: AbstractBaseUser, token: ApiToken) -> None:
 
 
 @transaction.atomic
-def password_change(*, user: AbstractBaseUser, password: str) -> None:
+def password_change(*, user: User, password: str) -> None:
     """Set the user's own password, already checked against the old one and the validators."""
     user.set_password(password)
     user.save(update_fields=["password"])
@@ -72,7 +72,7 @@ def _project_creation_permission() -> Permission:
 
 
 @transaction.atomic
-def user_create(*, actor: AbstractBaseUser, username: str, password: str) -> AbstractBaseUser:
+def user_create(*, actor: User, username: str, password: str) -> User:
     """A new account, made by a site administrator with a password they pass on."""
     user = get_user_model()(username=username)
     user.set_password(password)
@@ -83,9 +83,7 @@ def user_create(*, actor: AbstractBaseUser, username: str, password: str) -> Abs
 
 
 @transaction.atomic
-def user_update(
-    *, actor: AbstractBaseUser, user: AbstractBaseUser, is_active: bool, may_create_projects: bool
-) -> None:
+def user_update(*, actor: User, user: User, is_active: bool, may_create_projects: bool) -> None:
     """Whether `user` may log in, and whether they may create projects (Django's permission
     curation.add_project, which the studio's project page checks)."""
     before = {"is_active": user.is_active, "may_create_projects": user_may_create_projects(user)}
@@ -101,7 +99,7 @@ def user_update(
 
 
 @transaction.atomic
-def login_lockout_reset(*, actor: AbstractBaseUser, user: AbstractBaseUser) -> int:
+def login_lockout_reset(*, actor: User, user: User) -> int:
     """Let `user` log in again from every address they are locked out from; returns how many
     addresses that was."""
     released = axes_reset(username=user.get_username())

@@ -7,12 +7,12 @@ from django.db import models
 from curation.models import AuditEvent, Project
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 
 def audit_log(
     *,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     action: str,
     project: Project | None = None,
     obj: models.Model | None = None,

@@ -32,7 +32,7 @@ from curation.services.table_statistics import analyse_after_large_write
 from curation.signals import evaluations_imported
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ PROGRESS_KIND = "import"
 
 def import_batch_create(
     *,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     project: Project,
     upload: UploadedFile | None = None,
     path: Path | str | None = None,
@@ -99,7 +99,7 @@ def import_batch_run(*, batch_id: int) -> ImportBatch:
 
 def import_path(
     *,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     project: Project,
     path: Path | str,
     format: str = ImportFormat.AUTO,

@@ -17,7 +17,7 @@ from curation.services.audit import audit_log
 from curation.services.projects import membership_grant
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 # Keeps an invitation's signature from being taken for any other signed value of the studio.
 SALT = "curation.invitation"
@@ -48,7 +48,7 @@ def _username_taken(username: str) -> bool:
 
 @transaction.atomic
 def invitation_create(
-    *, actor: AbstractBaseUser, project: Project, username: str, role: Role
+    *, actor: User, project: Project, username: str, role: Role
 ) -> tuple[Invitation, str]:
     """Invite `username` (no account yet) to `project` as `role`; returns the invitation and
     the token of its link, which the manager passes on (it is not stored)."""
@@ -76,7 +76,7 @@ def invitation_create(
 
 
 @transaction.atomic
-def invitation_withdraw(*, actor: AbstractBaseUser, invitation: Invitation) -> None:
+def invitation_withdraw(*, actor: User, invitation: Invitation) -> None:
     withdrawn = Invitation.objects.filter(pk=invitation.pk, state=Invitation.State.PENDING).update(
         state=Invitation.State.WITHDRAWN, updated_at=timezone.now()
     )
@@ -92,7 +92,7 @@ def invitation_withdraw(*, actor: AbstractBaseUser, invitation: Invitation) -> N
 
 
 @transaction.atomic
-def invitation_accept(*, invitation: Invitation, password: str) -> AbstractBaseUser:
+def invitation_accept(*, invitation: Invitation, password: str) -> User:
     """Make the invited account with `password` and give it the role. The invitation is
     claimed by a conditional update first, so that a link used twice at once makes one account."""
     now = timezone.now()
@@ -109,7 +109,10 @@ def invitation_accept(*, invitation: Invitation, password: str) -> AbstractBaseU
     user.save()
     Invitation.objects.filter(pk=invitation.pk).update(user=user)
     membership_grant(
-        actor=invitation.invited_by, project=invitation.project, user=user, role=invitation.role
+        actor=invitation.invited_by,
+        project=invitation.project,
+        user=user,
+        role=Role(invitation.role),
     )
     audit_log(
         actor=user,

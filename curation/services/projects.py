@@ -10,13 +10,13 @@ from curation.services.audit import audit_log
 from curation.signals import project_created
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 
 @transaction.atomic
 def project_create(
     *,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     name: str,
     slug: str,
     description: str = "",
@@ -48,9 +48,7 @@ def project_create(
 
 
 @transaction.atomic
-def membership_grant(
-    *, actor: AbstractBaseUser | None, project: Project, user: AbstractBaseUser, role: Role
-) -> Membership:
+def membership_grant(*, actor: User | None, project: Project, user: User, role: Role) -> Membership:
     """Give `user` a role in `project`; granting a role they already hold changes nothing."""
     membership, created = Membership.objects.get_or_create(project=project, user=user, role=role)
     if created:
@@ -65,7 +63,7 @@ def membership_grant(
 
 
 @transaction.atomic
-def membership_revoke(*, actor: AbstractBaseUser | None, membership: Membership) -> None:
+def membership_revoke(*, actor: User | None, membership: Membership) -> None:
     audit_log(
         actor=actor,
         action="curation.membership.revoked",

@@ -21,7 +21,7 @@ from curation.services.audit import audit_log
 from curation.services.search import search_index_update_later
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 # Changed records listed with an import's report (pages and API); the rest are counted.
 CHANGES_LISTED = 200
@@ -65,7 +65,7 @@ def _changed_fields(stored_raw: str, new_raw: str) -> list[str]:
 
 
 @transaction.atomic
-def record_changes_decide(*, actor: AbstractBaseUser, batch: ImportBatch, take: bool) -> int:
+def record_changes_decide(*, actor: User, batch: ImportBatch, take: bool) -> int:
     """Take the batch's pending new versions, or keep the stored ones; return how many."""
     pending = list(
         batch.changes.select_for_update()
@@ -95,7 +95,7 @@ def record_changes_decide(*, actor: AbstractBaseUser, batch: ImportBatch, take: 
     return len(pending)
 
 
-def _take(actor: AbstractBaseUser, batch: ImportBatch, change: RecordChange) -> None:
+def _take(actor: User, batch: ImportBatch, change: RecordChange) -> None:
     record = change.record
     before = {name: getattr(record, name) for name in CONTENT_FIELDS}
     new = normalise_record(orjson.loads(change.raw), raw=change.raw)

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from curation.errors import DomainError
 from curation.forms import ApiTokenForm, ApiTokenRevokeForm
+from curation.requests import AuthenticatedRequest
 from curation.services.accounts import api_token_create, api_token_revoke, password_change
 from curation.services.invitations import invitation_accept, invitation_by_token
 
@@ -48,7 +49,7 @@ class PasswordChange(auth_views.PasswordChangeView):
 
 
 @require_http_methods(["GET", "POST"])
-def account(request: HttpRequest) -> HttpResponse:
+def account(request: AuthenticatedRequest) -> HttpResponse:
     """The user's API tokens: made here (the key shown this once), listed and revoked."""
     form = ApiTokenForm(request.POST or None)
     created = None
@@ -60,7 +61,7 @@ def account(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def api_token_revoke_view(request: HttpRequest) -> HttpResponse:
+def api_token_revoke_view(request: AuthenticatedRequest) -> HttpResponse:
     form = ApiTokenRevokeForm(request.POST, user=request.user)
     if form.is_valid():
         token = form.cleaned_data["token"]
@@ -87,8 +88,8 @@ def invitation_accept_view(request: HttpRequest, token: str) -> HttpResponse:
                 invitation=invitation, password=form.cleaned_data["new_password1"]
             )
         except DomainError as error:
-            context = {"reason": error.message}
-            return render(request, "registration/invitation_invalid.html", context, status=409)
+            reason = {"reason": error.message}
+            return render(request, "registration/invitation_invalid.html", reason, status=409)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(
             request, f"Welcome, {user.get_username()}: you are {invitation.role} here."

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from curation import selectors
 from curation.access import ANY_MEMBER, ProjectAccess, project_view
 from curation.forms import ProjectForm
+from curation.requests import AuthenticatedRequest
 from curation.services.projects import project_create
 
 
@@ -28,13 +29,13 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: AuthenticatedRequest) -> HttpResponse:
     projects = selectors.projects_for_user(request.user)
     return render(request, "curation/home.html", {"projects": projects})
 
 
 @require_http_methods(["GET", "POST"])
-def project_new(request: HttpRequest) -> HttpResponse:
+def project_new(request: AuthenticatedRequest) -> HttpResponse:
     # Site administrators, and those they allowed on the user page; managers run projects once
     # they exist.
     if not request.user.has_perm("curation.add_project"):
@@ -49,7 +50,7 @@ def project_new(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @project_view(ANY_MEMBER)
-def project_overview(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def project_overview(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     counts: dict[str, dict[str, int]] = defaultdict(dict)
     if access.can_read_records:
         for row in selectors.record_counts_by_category(access.project):

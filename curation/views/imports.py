@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -15,6 +15,7 @@ from curation.access import MANAGERS, ProjectAccess, project_view
 from curation.errors import DomainError
 from curation.importers import PROBLEM_LIMIT
 from curation.models import ImportFormat, RecordChange
+from curation.requests import AuthenticatedRequest
 from curation.services.imports import import_batch_create, import_progress
 from curation.services.record_changes import CHANGES_LISTED, record_changes_decide
 
@@ -35,7 +36,7 @@ class ImportForm(forms.Form):
 
 @require_http_methods(["GET", "POST"])
 @project_view(MANAGERS)
-def import_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def import_list(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     form = ImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -64,7 +65,9 @@ def import_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 # The same URL answers htmx's polls with the report alone: caches must keep the two apart.
 @vary_on_headers("HX-Request")
 @project_view(MANAGERS)
-def import_detail(request: HttpRequest, access: ProjectAccess, batch_id: int) -> HttpResponse:
+def import_detail(
+    request: AuthenticatedRequest, access: ProjectAccess, batch_id: int
+) -> HttpResponse:
     batch = get_object_or_404(
         access.project.import_batches.select_related("created_by"), pk=batch_id
     )
@@ -92,7 +95,9 @@ class ChangesForm(forms.Form):
 
 @require_POST
 @project_view(MANAGERS)
-def import_changes(request: HttpRequest, access: ProjectAccess, batch_id: int) -> HttpResponse:
+def import_changes(
+    request: AuthenticatedRequest, access: ProjectAccess, batch_id: int
+) -> HttpResponse:
     batch = get_object_or_404(access.project.import_batches, pk=batch_id)
     form = ChangesForm(request.POST)
     if not form.is_valid():

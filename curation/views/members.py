@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
@@ -12,12 +12,13 @@ from curation import selectors
 from curation.access import MANAGERS, ProjectAccess, project_view
 from curation.errors import DomainError
 from curation.forms import InvitationForm, MembershipForm
+from curation.requests import AuthenticatedRequest
 from curation.services.invitations import invitation_create, invitation_withdraw
 from curation.services.projects import membership_grant, membership_revoke
 
 
 def members_page(
-    request: HttpRequest,
+    request: AuthenticatedRequest,
     access: ProjectAccess,
     *,
     form: MembershipForm | None = None,
@@ -38,7 +39,7 @@ def members_page(
 
 @require_http_methods(["GET", "POST"])
 @project_view(MANAGERS)
-def members(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def members(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     form = MembershipForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user, role = form.cleaned_data["username"], form.cleaned_data["role"]
@@ -50,7 +51,7 @@ def members(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 @require_POST
 @project_view(MANAGERS)
-def member_invite(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def member_invite(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     """Shows the invitation's link this once, on the members page: it is stored nowhere."""
     form = InvitationForm(request.POST)
     link = None
@@ -70,7 +71,7 @@ def member_invite(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 @require_POST
 @project_view(MANAGERS)
 def invitation_withdraw_view(
-    request: HttpRequest, access: ProjectAccess, invitation_id: int
+    request: AuthenticatedRequest, access: ProjectAccess, invitation_id: int
 ) -> HttpResponse:
     invitation = get_object_or_404(access.project.invitations, pk=invitation_id)
     try:
@@ -84,7 +85,9 @@ def invitation_withdraw_view(
 
 @require_http_methods(["GET", "POST"])
 @project_view(MANAGERS)
-def member_remove(request: HttpRequest, access: ProjectAccess, membership_id: int) -> HttpResponse:
+def member_remove(
+    request: AuthenticatedRequest, access: ProjectAccess, membership_id: int
+) -> HttpResponse:
     """Asks first (GET), removes on the confirmation (POST)."""
     membership = get_object_or_404(
         access.project.memberships.select_related("user"), pk=membership_id

@@ -6,13 +6,14 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from curation import selectors
 from curation.access import superuser_view
 from curation.forms import ApiTokenRevokeForm, UserCreateForm, UserSettingsForm
+from curation.requests import AuthenticatedRequest
 from curation.services.accounts import (
     api_token_revoke,
     login_lockout_reset,
@@ -23,7 +24,7 @@ from curation.services.accounts import (
 
 @require_http_methods(["GET", "POST"])
 @superuser_view
-def user_list(request: HttpRequest) -> HttpResponse:
+def user_list(request: AuthenticatedRequest) -> HttpResponse:
     form = UserCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = user_create(
@@ -39,7 +40,7 @@ def user_list(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @superuser_view
-def user_detail(request: HttpRequest, user_id: int) -> HttpResponse:
+def user_detail(request: AuthenticatedRequest, user_id: int) -> HttpResponse:
     account = get_object_or_404(get_user_model(), pk=user_id)
     initial = {
         "is_active": account.is_active,
@@ -64,7 +65,7 @@ def user_detail(request: HttpRequest, user_id: int) -> HttpResponse:
 
 @require_POST
 @superuser_view
-def user_unlock(request: HttpRequest, user_id: int) -> HttpResponse:
+def user_unlock(request: AuthenticatedRequest, user_id: int) -> HttpResponse:
     account = get_object_or_404(get_user_model(), pk=user_id)
     login_lockout_reset(actor=request.user, user=account)
     messages.success(request, f"“{account.get_username()}” may log in again from anywhere.")
@@ -73,7 +74,7 @@ def user_unlock(request: HttpRequest, user_id: int) -> HttpResponse:
 
 @require_POST
 @superuser_view
-def user_token_revoke(request: HttpRequest, user_id: int) -> HttpResponse:
+def user_token_revoke(request: AuthenticatedRequest, user_id: int) -> HttpResponse:
     """For a token its owner lost: revoked here without locking the whole account."""
     account = get_object_or_404(get_user_model(), pk=user_id)
     form = ApiTokenRevokeForm(request.POST, user=account)

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from curation.models import ImportBatch, ImportFormat, Project, Role
@@ -82,18 +82,18 @@ def _write_passwords(path: Path, passwords: dict[str, str]) -> None:
     os.replace(partial, path)
 
 
-def _user_ensure(name: str, passwords: dict[str, str], *, superuser: bool) -> AbstractBaseUser:
+def _user_ensure(name: str, passwords: dict[str, str], *, superuser: bool) -> User:
     """The user called `name`; a new one gets the stored password, or a fresh random one."""
-    User = get_user_model()
-    user = User.objects.filter(username=name).first()
+    users = get_user_model()
+    user = users.objects.filter(username=name).first()
     if user is not None:
         return user
     password = passwords.setdefault(name, secrets.token_urlsafe(12))
-    create = User.objects.create_superuser if superuser else User.objects.create_user
+    create = users.objects.create_superuser if superuser else users.objects.create_user
     return create(username=name, email=f"{name}@example.org", password=password)
 
 
-def _project_ensure(users: dict[str, AbstractBaseUser]) -> Project:
+def _project_ensure(users: dict[str, User]) -> Project:
     project = Project.objects.filter(slug=DEMO_SLUG).first()
     if project is None:
         project = project_create(
@@ -112,7 +112,7 @@ def _project_ensure(users: dict[str, AbstractBaseUser]) -> Project:
     return project
 
 
-def _records_ensure(project: Project, *, actor: AbstractBaseUser) -> ImportBatch | None:
+def _records_ensure(project: Project, *, actor: User) -> ImportBatch | None:
     """Import the demo data unless every demo record is already in the project."""
     demo_ids = {
         str(item["id"])
@@ -127,9 +127,7 @@ def _records_ensure(project: Project, *, actor: AbstractBaseUser) -> ImportBatch
     return import_path(actor=actor, project=project, path=DEMO_DATA, format=ImportFormat.RJUDGE)
 
 
-def _credentials_table(
-    users: dict[str, AbstractBaseUser], passwords: dict[str, str], url: str
-) -> str:
+def _credentials_table(users: dict[str, User], passwords: dict[str, str], url: str) -> str:
     roles = {SUPERUSER: "site administrator", **{name: role.label for name, role in DEMO_MEMBERS}}
     rows = [("username", "role", "password")]
     for name, user in users.items():
