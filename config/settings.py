@@ -2,8 +2,8 @@
 
 The defaults give the embedded development setup (SQLite and a file-backed broker under var/),
 whose secret key `./studio up` keeps in var/studio.env. The full stack sets DATABASE_URL and
-REDIS_URL; see the README for every variable. Malformed values fail loudly at start-up rather
-than falling back silently.
+REDIS_URL; docs/manual.md (Configuration) lists every variable. Malformed values fail loudly at
+start-up rather than falling back silently.
 """
 
 from __future__ import annotations
@@ -256,7 +256,8 @@ SESSION_COOKIE_SECURE = env.bool("SECURE_COOKIES", default=not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 3600)
 # Both commit every subdomain (and, once submitted, the browsers' preload list) to HTTPS for a
-# long time, so they are the deployer's decision; the README's production example turns them on.
+# long time, so they are the deployer's decision; the production example in docs/manual.md
+# turns them on.
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
 SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
 SECURE_PROXY_SSL_HEADER = (

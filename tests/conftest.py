@@ -33,6 +33,21 @@ def pytest_configure(config: pytest.Config) -> None:
     settings.WHITENOISE_AUTOREFRESH = True
 
 
+# What makes a test slow: a browser, a live server, a Celery worker (a thread of the suite or
+# processes of its own) or another process of the studio. `./studio test -m "not slow"` leaves
+# those tests out, for a loop of a few minutes; CI runs them all.
+SLOW_FIXTURES = frozenset({"page", "browser", "live_server", "celery_worker", "start_worker"})
+SLOW_MARKERS = ("browser", "subprocess")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())) or any(
+            item.get_closest_marker(name) for name in SLOW_MARKERS
+        ):
+            item.add_marker(pytest.mark.slow)
+
+
 @dataclass
 class Cast:
     """A project with one member per role, an outsider and a site administrator."""

@@ -20,6 +20,8 @@ import pytest
 from tests.factories import rjudge_record
 from tests.test_studio_up import free_port, shell_env, stop, studio_up
 
+pytestmark = pytest.mark.subprocess
+
 ROOT = Path(__file__).resolve().parents[1]
 ANNOTATORS = 8
 RECORDS = 40

@@ -25,6 +25,8 @@ from curation.services.projects import project_create
 from tests.factories import UserFactory, rjudge_record
 from tests.workers import WORKER_COMMAND
 
+pytestmark = pytest.mark.subprocess
+
 ROOT = Path(__file__).resolve().parents[1]
 WORKER_TIMEOUT = 60
 

@@ -32,6 +32,8 @@ import pytest
 
 from tests.factories import rjudge_record
 
+pytestmark = pytest.mark.subprocess
+
 ROOT = Path(__file__).resolve().parents[1]
 # Not in a clone: ignored by git, or made by running things here.
 LOCAL_FILES = {".git", ".venv", ".env", "var", "staticfiles", "bench/out", ".pytest_cache"}

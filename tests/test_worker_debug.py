@@ -11,7 +11,11 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.workers import WORKER_COMMAND
+
+pytestmark = pytest.mark.subprocess
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -17,6 +17,8 @@ from tests.conftest import Cast
 from tests.curation.import_files import rjudge_bytes, write_file
 from tests.factories import rjudge_record
 
+pytestmark = pytest.mark.subprocess
+
 
 def run(*args: str) -> tuple[str, str]:
     out, err = StringIO(), StringIO()

@@ -21,6 +21,8 @@ from curation.selectors import record_search
 from tests.conftest import Cast
 from tests.factories import RecordFactory, rjudge_record
 
+pytestmark = pytest.mark.subprocess
+
 ROOT = Path(__file__).resolve().parents[2]
 
 MESSAGES = {

@@ -1,2 +1,0 @@
-// Site-wide behaviour. Served as a file: the Content-Security-Policy allows no inline script.
-"use strict";
