@@ -82,13 +82,7 @@ def main() -> None:
     args = parser.parse_args()
     if connection.vendor != "postgresql":
         sys.exit("Point DATABASE_URL at PostgreSQL: the budget is for the full stack.")
-    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
-    # As in the tests: static URLs without a collectstatic manifest (a dictionary lookup anyway).
-    warnings.filterwarnings("ignore", "No directory at", UserWarning)
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
+    configure_requests()
 
     project = filled_project(args.records)
     client = reviewer_client(project)
@@ -210,6 +204,17 @@ def time_record_pages(
         assert response.status_code == 200, response.status_code
     cuts = statistics.quantiles(timings, n=100, method="inclusive")
     return cuts[49], cuts[94]
+
+
+def configure_requests() -> None:
+    """The settings in-process requests need: the test client's host, and static URLs without
+    a collectstatic manifest, as in the tests (a dictionary lookup anyway)."""
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
+    warnings.filterwarnings("ignore", "No directory at", UserWarning)
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
 
 
 def reverse_list(project: Project) -> str:

@@ -21,7 +21,6 @@ import statistics
 import sys
 import threading
 import time
-import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -32,7 +31,12 @@ from django.db import connection
 
 # record_list_bench sets Django up as it is imported: it comes before the models.
 from bench.processes import TICK, CpuMeter
-from bench.record_list_bench import filled_project, reviewer_client, time_case
+from bench.record_list_bench import (
+    configure_requests,
+    filled_project,
+    reviewer_client,
+    time_case,
+)
 from curation.models import Project, RecordSearchText
 from curation.services.search import search_index_update
 
@@ -62,13 +66,7 @@ def main() -> None:
     args = parser.parse_args()
     if connection.vendor != "postgresql":
         sys.exit("Point DATABASE_URL at PostgreSQL: the budget is for PostgreSQL's search.")
-    # The settings of record_list_bench.py's requests.
-    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
-    warnings.filterwarnings("ignore", "No directory at", UserWarning)
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
+    configure_requests()
     project = filled_project(args.records)
     print(f"load average before: {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
     if not args.no_indexing:

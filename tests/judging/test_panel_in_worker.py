@@ -18,6 +18,7 @@ from judging.models import JudgeRun, Verdict
 from judging.services import panels
 from judging.services.panels import panel_compute, panel_create
 from judging.services.runs import judge_run_cancel, judge_runs_recover
+from judging.signals import verdicts_saved
 from tests.judging.test_connection_test_in_worker import poll
 from tests.judging.test_panels import api_for, labels_of, three_runs
 
@@ -114,18 +115,18 @@ def test_a_panel_whose_worker_died_mid_way_is_taken_over_once_its_heartbeat_is_s
     # Two records a batch, and the worker "dies" when it comes to check the second batch.
     monkeypatch.setattr(panels, "BATCH", 2)
     checked = []
-    detect = panels.detect_disagreements
 
-    def dies_on_the_second_batch(**kwargs) -> None:
+    def dies_on_the_second_batch(sender: object, **kwargs: object) -> None:
         checked.append(kwargs["record_ids"])
         if len(checked) == 2:
             raise SystemExit("killed")
-        detect(**kwargs)
 
-    monkeypatch.setattr(panels, "detect_disagreements", dies_on_the_second_batch)
-    with pytest.raises(SystemExit):
-        panel_compute(run_id=panel.pk)
-    monkeypatch.setattr(panels, "detect_disagreements", detect)
+    verdicts_saved.connect(dies_on_the_second_batch)
+    try:
+        with pytest.raises(SystemExit):
+            panel_compute(run_id=panel.pk)
+    finally:
+        verdicts_saved.disconnect(dies_on_the_second_batch)
     left = (counts(panel), panel.state)
     held = panel_compute(run_id=panel.pk)
     stale = timezone.now() - timedelta(seconds=settings.JUDGE_RUN_STALE_SECONDS + 1)
