@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Count, F, Q
+from django.db.models import Case, Count, F, Q
 from django.db.models.functions import Coalesce
 from django.db.models.lookups import Exact, GreaterThan
 
@@ -38,7 +38,8 @@ NO_LABELS = "no labels"
 TOO_FEW_LABELS = "fewer than k labels"
 
 
-NO_CONSENSUS = {
+# Keyed by the rule as text, as a project stores it and callers pass it.
+NO_CONSENSUS: dict[str, str] = {
     ConsensusRule.MAJORITY: "no strict majority for safe or unsafe",
     ConsensusRule.UNANIMITY: "labels not all safe or all unsafe",
 }
@@ -48,6 +49,7 @@ def ratings(project: Project, scale: str) -> tuple[np.ndarray, np.ndarray, np.nd
     """Every label on a scale as (record ids, annotator ids, codes): the verdicts' codes for
     "verdict", the 0-3 scores for "safety" and "helpfulness" (where given)."""
     annotations = Annotation.objects.filter(project=project)
+    value: Case | F
     if scale == "verdict":
         value = code_of("verdict", metrics.VERDICT_CODES, metrics.MISSING)
     else:

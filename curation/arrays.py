@@ -7,6 +7,8 @@ string of bytes that numpy reads in place, without a Python object per value.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
@@ -62,9 +64,13 @@ def int_matrix(rows: QuerySet, width: int) -> np.ndarray:
     return np.frombuffer(data, dtype=">i8").reshape(-1, width).astype(np.int64)
 
 
-def _sql(rows: QuerySet) -> tuple[str, tuple[object, ...]] | None:
+def _sql(rows: QuerySet) -> tuple[str, tuple[Any, ...]] | None:
     """The query's SQL and parameters, or None when it can match no row: the ORM writes no SQL
-    for a filter such as `run_id__in=[]` (no run chosen, none in the project) and raises."""
+    for a filter such as `run_id__in=[]` (no run chosen, none in the project) and raises.
+
+    The parameters are typed as the stubs type sql_with_params': values of any type the ORM
+    hands the driver, which the cursor takes as they are.
+    """
     try:
         return rows.query.sql_with_params()
     except EmptyResultSet:

@@ -235,6 +235,6 @@ def _reference_codes(project: Project, records: _RecordFacts, reference: str) ->
     else:
         final = final_labels(project)
         labelled = np.fromiter(final, dtype=np.int64, count=len(final))
-        codes = [metrics.VERDICT_CODES[label] for label, _ in final.values()]
-        truth[np.searchsorted(records.ids, labelled)] = codes
+        final_codes = [metrics.VERDICT_CODES[label] for label, _ in final.values()]
+        truth[np.searchsorted(records.ids, labelled)] = final_codes
     return truth

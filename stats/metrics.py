@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypedDict, Unpack
 
 import numpy as np
 
@@ -384,8 +385,18 @@ def bootstrap(
     return estimates
 
 
+class BootstrapOptions(TypedDict, total=False):
+    """The options `estimate` passes on to `bootstrap`, each with bootstrap's default."""
+
+    resamples: int
+    seed: int
+    confidence: float
+
+
 def estimate(
-    counts: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray], **options: float
+    counts: np.ndarray,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    **options: Unpack[BootstrapOptions],
 ) -> Estimate:
     """One statistic with its bootstrap interval (see `bootstrap`)."""
     return bootstrap(counts, lambda c: {"value": statistic(c)}, **options)["value"]

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from django import forms
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from curation import charts
 from curation.access import RECORD_READERS, ProjectAccess, project_view
+from curation.requests import AuthenticatedRequest
 from reports import agreement as annotator_agreement
 from reports.views.quality import with_defaults
 from stats.metrics import Estimate
@@ -25,7 +26,7 @@ class AgreementForm(forms.Form):
 
 @require_GET
 @project_view(RECORD_READERS)
-def agreement(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def agreement(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     form = AgreementForm(with_defaults(request.GET, scale=[annotator_agreement.Scale.VERDICT]))
     report = None
     if form.is_valid():

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from curation import charts
 from curation.access import RECORD_READERS, ProjectAccess, project_view
+from curation.requests import AuthenticatedRequest
 from judging.models import JudgeRun
 from judging.selectors import quality_runs
 from reports import quality as judge_quality
@@ -44,17 +45,20 @@ class QualityForm(forms.Form):
         help_text="More than half of such a run's verdicts are invalid or errors.",
     )
 
-    def __init__(self, *args: object, runs: QuerySet[JudgeRun], **kwargs: object) -> None:
+    def __init__(self, *args: Any, runs: QuerySet[JudgeRun], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["runs"].queryset = runs
+        # The field declared above; a form's fields are typed as any field.
+        runs_field = cast("forms.ModelMultipleChoiceField[JudgeRun]", self.fields["runs"])
+        runs_field.queryset = runs
 
 
 @require_GET
 @project_view(RECORD_READERS)
-def quality(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def quality(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     runs = quality_runs(access.project)
     # Read as the form reads it ("false" and "0" are no), to choose the default runs.
-    flagged_field = QualityForm.base_fields["include_flagged"]
+    # The field declared above, whose to_python gives a bool; base_fields are typed as any field.
+    flagged_field = cast(forms.BooleanField, QualityForm.base_fields["include_flagged"])
     include_flagged = flagged_field.to_python(request.GET.get("include_flagged"))
     latest = judge_quality.default_quality_runs(access.project, include_flagged=include_flagged)
     form = QualityForm(

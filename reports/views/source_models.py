@@ -3,10 +3,11 @@ chart with the Pareto frontier, by chosen score sources and toolkit."""
 
 from __future__ import annotations
 
+from typing import Any, cast
 from urllib.parse import urlencode
 
 from django import forms
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
@@ -14,6 +15,7 @@ from django.views.decorators.http import require_GET
 from curation import charts
 from curation.access import RECORD_READERS, ProjectAccess, project_view
 from curation.models import Project
+from curation.requests import AuthenticatedRequest
 from reports.score_sources import NO_SOURCE, UnknownSource, score_sources, toolkit_names
 from reports.source_models import SourceModelView, source_model_view, view_choices
 from stats.metrics import Estimate
@@ -25,20 +27,23 @@ class SourceModelsForm(forms.Form):
     helpfulness = forms.ChoiceField(required=False, label="Helpfulness scores from")
     toolkit = forms.ChoiceField(required=False, label="Cases using the toolkit")
 
-    def __init__(self, *args: object, project: Project, **kwargs: object) -> None:
+    def __init__(self, *args: Any, project: Project, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.project = project
+        # The choice fields declared above; a form's fields are typed as any field.
         for scale in ("safety", "helpfulness"):
             offered = score_sources(project, scale, people=False)
-            self.fields[scale].choices = [("", "The default")] + [
+            cast(forms.ChoiceField, self.fields[scale]).choices = [("", "The default")] + [
                 (source.key, source.name) for source in offered
             ]
-        self.fields["toolkit"].choices = [("", "Any")] + [
+        cast(forms.ChoiceField, self.fields["toolkit"]).choices = [("", "Any")] + [
             (name, name) for name in toolkit_names(project)
         ]
 
-    def clean(self) -> dict[str, object]:
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        # Form.clean gives back cleaned_data, which the stubs allow a subclass to leave out.
+        super().clean()
+        data = self.cleaned_data
         try:
             data["safety"], data["helpfulness"], data["toolkit"] = view_choices(
                 self.project,
@@ -53,7 +58,7 @@ class SourceModelsForm(forms.Form):
 
 @require_GET
 @project_view(RECORD_READERS)
-def source_models(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def source_models(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     form = SourceModelsForm(request.GET, project=access.project)
     view = None
     if form.is_valid():
