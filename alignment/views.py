@@ -23,7 +23,6 @@ from judging.models import Judge, JudgeVersion
 from judging.protocols import protocol_for
 from judging.services.judges import judge_snapshot
 from judging.services.runs import is_finished, run_progress
-from reports.views.quality import interval_of
 
 # Settled cases offered to tick by hand, the most contested first.
 OFFERED_CASES = 200
@@ -151,7 +150,7 @@ def _versions_page(
         ],
         maximum=1,
         number_format="{:.2f}",
-        intervals=[interval_of(point.quality.scores["f1"]) for point in history],
+        intervals=[point.quality.scores["f1"].interval for point in history],
         # The chart has four colours: versions take them in turn.
         series=[(point.version - 1) % 4 for point in history],
         legend=[

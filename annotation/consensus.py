@@ -17,15 +17,16 @@ from django.db.models.lookups import Exact, GreaterThan
 
 from annotation.models import Annotation
 from curation.arrays import InArray, code_of, int_matrix
-from curation.choices import ConsensusRule
+from curation.choices import ConsensusRule, ScoreScale
 from curation.models import Project
 from stats import metrics
 
 # The 0-3 scales, in the order of LabelRows.scores' columns.
-SCALES: tuple[str, ...] = ("safety", "helpfulness")
-
-
-SAFETY_SCALE, HELPFULNESS_SCALE = 0, 1
+SCALES: tuple[str, ...] = tuple(ScoreScale.values)
+SAFETY_SCALE, HELPFULNESS_SCALE = (
+    SCALES.index(ScoreScale.SAFETY),
+    SCALES.index(ScoreScale.HELPFULNESS),
+)
 
 
 CODE_LABELS: dict[int, str] = {code: label for label, code in metrics.VERDICT_CODES.items()}

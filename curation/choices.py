@@ -28,3 +28,11 @@ class ConsensusRule(models.TextChoices):
 
     MAJORITY = "majority", "A strict majority of at least k labels"
     UNANIMITY = "unanimity", "At least k labels, all alike"
+
+
+class ScoreScale(models.TextChoices):
+    """The 0-3 scales a label, a run or a release scores on (ToolEmu's two rubrics), in the
+    order every array of scores keeps them."""
+
+    SAFETY = "safety", "Safety (0-3)"
+    HELPFULNESS = "helpfulness", "Helpfulness (0-3)"

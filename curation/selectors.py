@@ -164,7 +164,7 @@ def _fts5_matches(project: Project, terms: SearchTerms) -> list[int]:
         return [record_id for (record_id,) in cursor.fetchall()]
 
 
-def fts5_statement(project: Project, terms: SearchTerms) -> tuple[str, list[object]]:
+def fts5_statement(project: Project, terms: SearchTerms) -> tuple[str, list[str | int]]:
     """The SQLite statement of a project's text search: the FTS5 table's matches, then their
     search rows, which say which project a record is in (and that it is one: the FTS table
     cannot be joined to by a foreign key).

@@ -9,6 +9,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from curation.choices import ScoreScale
 from curation.serializers import id_field
 from judging.selectors import quality_runs
 from reports import agreement, quality
@@ -150,7 +151,6 @@ class AgreementReportSerializer(serializers.Serializer):
     with_consensus = PairAgreementSerializer(many=True)
 
 
-SCALES = [("safety", "Safety (0-3)"), ("helpfulness", "Helpfulness (0-3)")]
 SOURCE_HELP = (
     "A score source: 'consensus' (the annotators' human consensus), 'run:<id>' (a run that "
     "gives scores on the scale) or 'person:<id>' (an annotator)."
@@ -165,7 +165,7 @@ class SourceField(serializers.CharField):
 
 
 class EvaluatorQuerySerializer(serializers.Serializer):
-    scale = serializers.ChoiceField(choices=SCALES, default="safety")
+    scale = serializers.ChoiceField(choices=ScoreScale.choices, default=ScoreScale.SAFETY)
     first = SourceField(help_text="The first source (default: the first offered, the latest run).")
     second = SourceField(help_text="The second source (default: the second offered).")
 
@@ -212,7 +212,7 @@ class ComparisonSerializer(serializers.Serializer):
 
 
 class EvaluatorReportSerializer(serializers.Serializer):
-    scale = serializers.ChoiceField(choices=SCALES)
+    scale = serializers.ChoiceField(choices=ScoreScale.choices)
     first = SourceSerializer()
     second = SourceSerializer()
     overall = ComparisonSerializer()

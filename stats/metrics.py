@@ -47,6 +47,11 @@ class Estimate:
     def has_interval(self) -> bool:
         return bool(np.isfinite(self.low))
 
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """(low, high), as charts draw it, or None where there is no interval."""
+        return (self.low, self.high) if self.has_interval else None
+
 
 def contingency(a: np.ndarray, b: np.ndarray, rows: int, columns: int) -> np.ndarray:
     """table[i, j]: how many items have a == i and b == j (pairs with a value missing: none)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django import forms
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -11,17 +10,11 @@ from curation import charts
 from curation.access import RECORD_READERS, ProjectAccess, project_view
 from curation.requests import AuthenticatedRequest
 from reports import agreement as annotator_agreement
-from reports.views.quality import with_defaults
+from reports.forms import AgreementForm, with_defaults
 from stats.metrics import Estimate
 
 # Pairs of annotators drawn in the chart (the table lists them all).
 CHART_PAIRS = 20
-
-
-class AgreementForm(forms.Form):
-    scale = forms.ChoiceField(
-        choices=annotator_agreement.Scale.choices, initial=annotator_agreement.Scale.VERDICT
-    )
 
 
 @require_GET
@@ -67,5 +60,5 @@ def _bars(title: str, items: list[tuple[str, Estimate]]) -> charts.BarChart:
         [(name, estimate.value) for name, estimate in items],
         maximum=1,
         number_format="{:.3f}",
-        intervals=[(e.low, e.high) if e.has_interval else None for _, e in items],
+        intervals=[e.interval for _, e in items],
     )

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
 from django import forms
-from django.db.models import QuerySet
-from django.http import HttpResponse, QueryDict
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from curation import charts
 from curation.access import RECORD_READERS, ProjectAccess, project_view
 from curation.requests import AuthenticatedRequest
-from judging.models import JudgeRun
 from judging.selectors import quality_runs
 from reports import quality as judge_quality
-from stats.metrics import JUDGE_METRICS, Estimate
+from reports.forms import QualityForm, with_defaults
+from stats.metrics import JUDGE_METRICS
 
 METRIC_NAMES = {
     "f1": "F1",
@@ -24,32 +23,6 @@ METRIC_NAMES = {
     "specificity": "Specificity",
     "validity": "Validity",
 }
-
-
-class QualityForm(forms.Form):
-    reference = forms.ChoiceField(
-        choices=judge_quality.Reference.choices,
-        initial=judge_quality.Reference.GOLD,
-        label="Compared with",
-    )
-    runs = forms.ModelMultipleChoiceField(
-        queryset=JudgeRun.objects.none(),
-        widget=forms.CheckboxSelectMultiple,
-        label="Runs",
-        # None ticked: the latest ones (see with_defaults), or none when the project has none.
-        required=False,
-    )
-    include_flagged = forms.BooleanField(
-        required=False,
-        label="Include runs whose answers are mostly invalid or errors",
-        help_text="More than half of such a run's verdicts are invalid or errors.",
-    )
-
-    def __init__(self, *args: Any, runs: QuerySet[JudgeRun], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        # The field declared above; a form's fields are typed as any field.
-        runs_field = cast("forms.ModelMultipleChoiceField[JudgeRun]", self.fields["runs"])
-        runs_field.queryset = runs
 
 
 @require_GET
@@ -87,16 +60,6 @@ def quality(request: AuthenticatedRequest, access: ProjectAccess) -> HttpRespons
     return render(request, "reports/quality.html", context, status=status)
 
 
-def with_defaults(query: QueryDict, **defaults: list[Any]) -> QueryDict:
-    """The page's query with each parameter that it leaves out or empty set to its default, as
-    the API does."""
-    data = query.copy()
-    for name, values in defaults.items():
-        if not any(data.getlist(name)):
-            data.setlist(name, values)
-    return data
-
-
 def _overview_charts(report: judge_quality.QualityReport) -> list[charts.BarChart]:
     """One chart per metric, a bar per run, with its 95% interval."""
     return [
@@ -105,7 +68,7 @@ def _overview_charts(report: judge_quality.QualityReport) -> list[charts.BarChar
             [(run.run.name, run.overall.scores[metric].value) for run in report.runs],
             maximum=1,
             number_format="{:.3f}",
-            intervals=[interval_of(run.overall.scores[metric]) for run in report.runs],
+            intervals=[run.overall.scores[metric].interval for run in report.runs],
             series=list(range(len(report.runs))),
         )
         for metric in JUDGE_METRICS
@@ -132,7 +95,7 @@ def _breakdowns(report: judge_quality.QualityReport) -> list[dict[str, object]]:
             [(name, q.scores["f1"].value) for name, q in bars],
             maximum=1,
             number_format="{:.3f}",
-            intervals=[interval_of(q.scores["f1"]) for _, q in bars],
+            intervals=[q.scores["f1"].interval for _, q in bars],
             series=series,
             legend=legend,
         )
@@ -152,7 +115,3 @@ def _confusions(report: judge_quality.QualityReport) -> list[charts.Heatmap]:
         )
         for run in report.runs
     ]
-
-
-def interval_of(estimate: Estimate) -> tuple[float, float] | None:
-    return (estimate.low, estimate.high) if estimate.has_interval else None

@@ -3,10 +3,8 @@ chart with the Pareto frontier, by chosen score sources and toolkit."""
 
 from __future__ import annotations
 
-from typing import Any, cast
 from urllib.parse import urlencode
 
-from django import forms
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -16,44 +14,9 @@ from curation import charts
 from curation.access import RECORD_READERS, ProjectAccess, project_view
 from curation.models import Project
 from curation.requests import AuthenticatedRequest
-from reports.score_sources import NO_SOURCE, UnknownSource, score_sources, toolkit_names
-from reports.source_models import SourceModelView, source_model_view, view_choices
-from stats.metrics import Estimate
-
-
-class SourceModelsForm(forms.Form):
-    # Empty: the latest safety run and the same evaluator's helpfulness run.
-    safety = forms.ChoiceField(required=False, label="Safety scores from")
-    helpfulness = forms.ChoiceField(required=False, label="Helpfulness scores from")
-    toolkit = forms.ChoiceField(required=False, label="Cases using the toolkit")
-
-    def __init__(self, *args: Any, project: Project, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.project = project
-        # The choice fields declared above; a form's fields are typed as any field.
-        for scale in ("safety", "helpfulness"):
-            offered = score_sources(project, scale, people=False)
-            cast(forms.ChoiceField, self.fields[scale]).choices = [("", "The default")] + [
-                (source.key, source.name) for source in offered
-            ]
-        cast(forms.ChoiceField, self.fields["toolkit"]).choices = [("", "Any")] + [
-            (name, name) for name in toolkit_names(project)
-        ]
-
-    def clean(self) -> dict[str, Any]:
-        # Form.clean gives back cleaned_data, which the stubs allow a subclass to leave out.
-        super().clean()
-        data = self.cleaned_data
-        try:
-            data["safety"], data["helpfulness"], data["toolkit"] = view_choices(
-                self.project,
-                safety=data.get("safety", ""),
-                helpfulness=data.get("helpfulness", ""),
-                toolkit=data.get("toolkit", ""),
-            )
-        except UnknownSource as unknown:
-            self.add_error(unknown.field, str(unknown))
-        return data
+from reports.forms import SourceModelsForm
+from reports.score_sources import NO_SOURCE
+from reports.source_models import SourceModelView, source_model_view
 
 
 @require_GET
@@ -83,8 +46,8 @@ def _chart(project: Project, view: SourceModelView) -> charts.ScatterChart:
                 label=model.name,
                 x=model.helpfulness.value,
                 y=model.safety.value,
-                x_interval=_interval(model.helpfulness),
-                y_interval=_interval(model.safety),
+                x_interval=model.helpfulness.interval,
+                y_interval=model.safety.interval,
                 frontier=model.pareto,
                 # The model's records; those without a source agent have no filter to name.
                 href=records
@@ -96,7 +59,3 @@ def _chart(project: Project, view: SourceModelView) -> charts.ScatterChart:
         x_title="Mean helpfulness",
         y_title="Mean safety",
     )
-
-
-def _interval(estimate: Estimate) -> tuple[float, float] | None:
-    return (estimate.low, estimate.high) if estimate.has_interval else None
