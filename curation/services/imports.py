@@ -27,7 +27,7 @@ from curation.progress import ProgressPublisher, progress_clear, progress_read
 from curation.services.audit import audit_log
 from curation.services.import_lock import lock_project_for_import
 from curation.services.record_changes import record_changes_hold
-from curation.services.search import search_index_update_later
+from curation.services.search import search_index_update, search_index_update_later
 from curation.services.table_statistics import analyse_after_large_write
 from curation.signals import evaluations_imported
 
@@ -94,7 +94,7 @@ def import_batch_run(*, batch_id: int) -> ImportBatch:
     second run skips a locked or finished batch. If the worker dies, the transaction rolls
     back and the redelivered task starts again from nothing.
     """
-    return _run(batch_id, source=None)
+    return _run(batch_id, source=None, index_now=False)
 
 
 def import_path(
@@ -104,12 +104,18 @@ def import_path(
     path: Path | str,
     format: str = ImportFormat.AUTO,
     default_category: str = "",
+    index_now: bool = False,
 ) -> ImportBatch:
-    """Import a file, folder or zip on this machine now, in the caller's process."""
+    """Import a file, folder or zip on this machine now, in the caller's process.
+
+    With `index_now`, the caller indexes the new records for the text search too, before it
+    returns, rather than leaving them to a worker's job (a command that should finish its own
+    work): never both, which would index every record twice at once.
+    """
     batch = import_batch_create(
         actor=actor, project=project, path=path, format=format, default_category=default_category
     )
-    return _run(batch.pk, source=Path(path))
+    return _run(batch.pk, source=Path(path), index_now=index_now)
 
 
 class ImportProgress(NamedTuple):
@@ -143,7 +149,7 @@ def _check_upload(upload: UploadedFile) -> None:
         )
 
 
-def _run(batch_id: int, *, source: Path | None) -> ImportBatch:
+def _run(batch_id: int, *, source: Path | None, index_now: bool) -> ImportBatch:
     with transaction.atomic():
         batch = ImportBatch.objects.select_for_update(skip_locked=True).filter(pk=batch_id).first()
         if batch is None:
@@ -199,7 +205,7 @@ def _run(batch_id: int, *, source: Path | None) -> ImportBatch:
     if batch.state == ImportBatch.State.SUCCEEDED:
         analyse_after_large_write(batch.created_count, Record)
     if _stored_but_not_searchable(batch):
-        _index_new_records(batch, words_kept=words_kept)
+        _index_new_records(batch, words_kept=words_kept, index_now=index_now)
     return batch
 
 
@@ -211,17 +217,23 @@ def _stored_but_not_searchable(batch: ImportBatch) -> bool:
     )
 
 
-def _index_new_records(batch: ImportBatch, *, words_kept: bool) -> None:
+def _index_new_records(batch: ImportBatch, *, words_kept: bool, index_now: bool) -> None:
     """Have the text search find the batch's new records: at once from the words the import
-    kept (SQLite), else by a job."""
-    if words_kept:
+    kept (SQLite), or from the records in this process when asked to, else by a job. When
+    indexing here fails, a job does it: the records are stored, and must become searchable."""
+    if words_kept or index_now:
         try:
-            index_kept_words(project_id=batch.project_id)
+            if words_kept:
+                index_kept_words(project_id=batch.project_id)
+                batch.searchable_at = timezone.now()
+                batch.save(update_fields=["searchable_at"])
+            else:
+                # Marks the project's batches searchable once their records are.
+                search_index_update(project_id=batch.project_id)
+                batch.refresh_from_db(fields=["searchable_at"])
         except DatabaseError:
             logger.exception("Import batch %s: its words were not indexed; a job will", batch.pk)
         else:
-            batch.searchable_at = timezone.now()
-            batch.save(update_fields=["searchable_at"])
             return
     search_index_update_later(project_id=batch.project_id)
 

@@ -41,6 +41,23 @@ def test_it_prints_counts_and_duplicates(cast: Cast, rjudge_dir: Path) -> None:
     assert lines[6] == "Indexed 571 records for the text search."
 
 
+def test_it_indexes_the_records_itself_and_leaves_no_job_to_index_them_again(
+    cast: Cast,
+    rjudge_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks,
+) -> None:
+    sent: list[str] = []
+    monkeypatch.setattr("curation.jobs.job_send", lambda task, *args, **options: sent.append(task))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        out, _ = run(cast.project.slug, str(rjudge_dir))
+
+    assert "Indexed 571 records for the text search." in out.splitlines()
+    assert cast.project.import_batches.get().searchable_at is not None
+    assert sent == []
+
+
 def test_a_second_run_reports_the_records_as_already_there(cast: Cast, rjudge_dir: Path) -> None:
     run(cast.project.slug, str(rjudge_dir))
 

@@ -9,7 +9,6 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from curation.models import ImportBatch, ImportFormat, Project
 from curation.services.imports import import_path
-from curation.services.search import search_index_update
 
 
 class Command(BaseCommand):
@@ -45,6 +44,9 @@ class Command(BaseCommand):
             path=options["path"],
             format=options["format"],
             default_category=options["category"],
+            # The command indexes the records itself, so that they are searchable when it ends
+            # and no worker indexes them again meanwhile.
+            index_now=True,
         )
         if batch.state != ImportBatch.State.SUCCEEDED:
             self._print_errors(batch)
@@ -52,13 +54,12 @@ class Command(BaseCommand):
                 f"The import failed ({len(batch.errors)} problem(s)); nothing was written."
             )
         self._print_report(batch)
-        # A worker would index the new records for search too; a command should finish its job.
-        # On SQLite the import has indexed them already, as it wrote them.
         if batch.searchable_at is not None:
-            indexed = batch.created_count
-        else:
-            indexed = search_index_update(project_id=project.pk)
-        self.stdout.write(f"Indexed {indexed} records for the text search.")
+            self.stdout.write(f"Indexed {batch.created_count} records for the text search.")
+        elif batch.created_count:
+            self.stdout.write(
+                "The records could not be indexed for the text search here; a worker will."
+            )
 
     def _print_report(self, batch: ImportBatch) -> None:
         out = self.stdout
