@@ -14,6 +14,11 @@ start passes every other project's first. Then requests the record list in-proce
 as a reviewer (record_list_bench.py's client and timing): its first page, and each kind of text
 search (search_bench.py's queries); the median of the runs' p50 and p95.
 
+--compare-first-page times the statement of the list's first page as the record list sends it
+against the same page asked for in plain id order with the project as an equality (the form
+whose plan walks the primary key past the other projects' records), in this run, on the same
+database.
+
 On SQLite, --compare-fts5 also times the text search's own statement against the join order
 SQLite's planner picked before (the project's search rows first, the match evaluated for each):
 both in this run, on the same database, so that the ratio holds whatever else the machine does.
@@ -38,12 +43,15 @@ from bench.generate_records import write_rjudge
 # record_list_bench sets Django up as it is imported: it comes before the models.
 from bench.record_list_bench import configure_requests, reviewer_client, time_case
 from bench.search_bench import SEARCHES
-from curation.models import ImportBatch, Project
+from curation.models import ImportBatch, Project, Record
 from curation.search_text import search_terms_of
-from curation.selectors import fts5_statement
+from curation.selectors import fts5_statement, record_search
 from curation.services.imports import import_path
 from curation.services.projects import project_create
 from curation.services.search import search_index_update
+
+# The record list's page size.
+PER_PAGE = 50
 
 
 def main() -> None:
@@ -53,6 +61,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--requests", type=int, default=50)
     parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--compare-first-page", action="store_true")
     parser.add_argument("--compare-fts5", action="store_true")
     args = parser.parse_args()
     configure_requests()
@@ -73,6 +82,8 @@ def main() -> None:
         p50 = statistics.median(t[0] for t in timings)
         p95 = statistics.median(t[1] for t in timings)
         print(f"{name:<28} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms")
+    if args.compare_first_page:
+        compare_first_page(measured, args)
     if args.compare_fts5:
         compare_fts5(measured, args)
     print(f"load average after: {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
@@ -94,6 +105,22 @@ def filled(number: int, size: int) -> Project:
     search_index_update(project_id=project.pk)
     print(f"{slug}: {size:,} records imported and indexed in {time.perf_counter() - started:.0f} s")
     return project
+
+
+def compare_first_page(project: Project, args: argparse.Namespace) -> None:
+    """The first page's ids as the record list asks for them, and in plain id order."""
+    page = record_search(project).values_list("id", flat=True)[:PER_PAGE]
+    statement, parameters = page.query.sql_with_params()
+    plain = Record.objects.filter(project=project).order_by("id").values_list("id", flat=True)
+    plain_statement, plain_parameters = plain[:PER_PAGE].query.sql_with_params()
+    now = [timed(statement, list(parameters), args) for _ in range(args.runs)]
+    then = [timed(plain_statement, list(plain_parameters), args) for _ in range(args.runs)]
+    print(
+        "first page's ids (p50 / p95 ms): as the list asks"
+        f" {statistics.median(t[0] for t in now):.2f} / {statistics.median(t[1] for t in now):.2f}"
+        f" | project as an equality, id order {statistics.median(t[0] for t in then):.2f} /"
+        f" {statistics.median(t[1] for t in then):.2f}"
+    )
 
 
 def compare_fts5(project: Project, args: argparse.Namespace) -> None:

@@ -132,3 +132,31 @@ def test_a_large_import_and_its_indexing_leave_the_planner_the_tables_as_they_ar
 
         search_index_update(project_id=cast.project.pk)
         assert reltuples(RecordSearchText) == RecordSearchText.objects.count() == records
+
+
+def all_visible_pages(model: type[Record]) -> int:
+    """The pages of the model's table that PostgreSQL may answer for from an index alone."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relallvisible FROM pg_class WHERE relname = %s", [model._meta.db_table]
+        )
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_large_import_outside_a_transaction_leaves_its_records_countable_from_an_index(
+    cast: Cast, rjudge_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(table_statistics, "LARGE_WRITE", 20)
+    assert all_visible_pages(Record) == 0
+
+    import_path(actor=cast.manager, project=cast.project, path=rjudge_dir / "Finance")
+
+    # Vacuumed as well as analysed: the pages the import wrote are marked all-visible.
+    assert all_visible_pages(Record) > 0
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "EXPLAIN SELECT count(*) FROM curation_record WHERE project_id = %s", [cast.project.pk]
+        )
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "Index Only Scan" in plan, plan
