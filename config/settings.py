@@ -210,6 +210,9 @@ MEDIA_ROOT = env.path("MEDIA_ROOT", default=VAR_DIR / "media")
 # Import limits: a single uploaded or unpacked file, and a whole zip once unpacked.
 IMPORT_MAX_FILE_BYTES = env.int("IMPORT_MAX_FILE_BYTES", default=200 * 1024 * 1024)
 IMPORT_MAX_UNPACKED_BYTES = env.int("IMPORT_MAX_UNPACKED_BYTES", default=1024 * 1024 * 1024)
+# How long the upload of a successful import is kept: 0 removes it once its records are stored
+# (they hold all it said); later imports remove those older than this.
+IMPORT_UPLOADS_KEPT_DAYS = env.int("IMPORT_UPLOADS_KEPT_DAYS", default=0)
 # Entries in an uploaded zip: a zip of millions of empty files is a bomb of another kind.
 IMPORT_MAX_ZIP_ENTRIES = env.int("IMPORT_MAX_ZIP_ENTRIES", default=10_000)
 # Reference files of benchmark tasks: the largest accepted, and the kinds accepted (by extension,

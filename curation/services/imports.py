@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from datetime import timedelta
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -145,7 +146,9 @@ def _check_upload(upload: UploadedFile) -> None:
         raise DomainError("Upload a .json, .jsonl or .zip file.")
     if upload.size is not None and upload.size > settings.IMPORT_MAX_FILE_BYTES:
         raise DomainError(
-            f"The file is larger than the limit of {settings.IMPORT_MAX_FILE_BYTES:,} bytes."
+            f"The file is larger than the limit of {settings.IMPORT_MAX_FILE_BYTES:,} bytes. "
+            "A .zip of it goes through if the zip is within the limit: records compress about "
+            f"tenfold, and a zip may hold {settings.IMPORT_MAX_UNPACKED_BYTES:,} bytes unpacked."
         )
 
 
@@ -198,15 +201,25 @@ def _run(batch_id: int, *, source: Path | None, index_now: bool) -> ImportBatch:
             _finish_succeeded(batch, report)
             words_kept = report.words_kept
     progress_clear(PROGRESS_KIND, batch.pk)
-    if batch.state == ImportBatch.State.FAILED and batch.upload:
-        # Nothing of it was kept; after the commit, so that a worker that died before it
-        # finds its upload again.
-        batch.upload.delete(save=True)
+    # After the commit, so that a worker that died before it finds its upload again.
+    _remove_finished_uploads(batch)
     if batch.state == ImportBatch.State.SUCCEEDED:
         analyse_after_large_write(batch.created_count, Record)
     if _stored_but_not_searchable(batch):
         _index_new_records(batch, words_kept=words_kept, index_now=index_now)
     return batch
+
+
+def _remove_finished_uploads(batch: ImportBatch) -> None:
+    """The upload of a failed import, of which nothing was kept, and those of imports that
+    succeeded IMPORT_UPLOADS_KEPT_DAYS ago or more (at once by default): their records hold
+    everything the upload said, and uploads would otherwise fill MEDIA_ROOT."""
+    if batch.state == ImportBatch.State.FAILED and batch.upload:
+        batch.upload.delete(save=True)
+    cutoff = timezone.now() - timedelta(days=settings.IMPORT_UPLOADS_KEPT_DAYS)
+    done = ImportBatch.objects.filter(state=ImportBatch.State.SUCCEEDED, finished_at__lte=cutoff)
+    for finished in done.exclude(upload="").only("upload"):
+        finished.upload.delete(save=True)
 
 
 def _stored_but_not_searchable(batch: ImportBatch) -> bool:

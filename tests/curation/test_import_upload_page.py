@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from curation.models import ImportBatch
 from curation.progress import progress_publish
-from curation.services.imports import import_batch_run, import_path
+from curation.services.imports import import_batch_create, import_batch_run, import_path
 from tests.conftest import Cast
 from tests.curation.import_files import rjudge_bytes, upload, write_file, zip_of_folder
 from tests.factories import rjudge_record
@@ -52,6 +54,7 @@ def test_an_uploaded_zip_is_imported_by_a_worker(
     )
 
     batch = cast.project.import_batches.get()
+    stored = Path(batch.upload.path)
     assert response.status_code == 302
     assert response["Location"] == detail_url(batch)
     page = wait_for(client, detail_url(batch), "Imported")
@@ -60,7 +63,31 @@ def test_an_uploaded_zip_is_imported_by_a_worker(
     assert "<code>142</code>, <code>143</code>" in page
     assert 'hx-trigger="every 1s"' not in page
     assert cast.project.records.count() == 571
-    assert batch.upload.name.startswith("imports/")
+    # Its records hold all it said: the upload is gone.
+    batch.refresh_from_db()
+    assert not batch.upload
+    assert not stored.exists()
+
+
+def test_uploads_are_kept_as_many_days_as_the_operator_says(cast: Cast, settings) -> None:
+    settings.IMPORT_UPLOADS_KEPT_DAYS = 7
+    old, recent = (
+        import_batch_create(
+            actor=cast.manager, project=cast.project, upload=upload(name, rjudge_bytes([source]))
+        )
+        for name, source in (("old.json", rjudge_record(1)), ("recent.json", rjudge_record(2)))
+    )
+    import_batch_run(batch_id=old.pk)
+    ImportBatch.objects.filter(pk=old.pk).update(finished_at=timezone.now() - timedelta(days=8))
+    old_file = Path(old.upload.path)
+
+    import_batch_run(batch_id=recent.pk)
+
+    old.refresh_from_db()
+    recent.refresh_from_db()
+    assert (old.state, recent.state) == ("succeeded", "succeeded")
+    assert not old.upload and not old_file.exists()
+    assert Path(recent.upload.path).exists()
 
 
 def test_a_waiting_import_polls_every_second(cast: Cast) -> None:
@@ -140,7 +167,7 @@ def test_a_failed_upload_leaves_no_file_behind(cast: Cast, settings) -> None:
     ("name", "message"),
     [
         ("records.csv", "Upload a .json, .jsonl or .zip file."),
-        ("huge.json", "The file is larger than the limit of 10 bytes."),
+        ("huge.json", "The file is larger than the limit of 10 bytes. A .zip of it goes through"),
     ],
 )
 def test_the_form_refuses_what_it_cannot_import(
