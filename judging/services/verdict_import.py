@@ -37,7 +37,7 @@ from judging.protocols.toolemu import SCALES, outcome_from_fields
 from judging.signals import verdicts_saved
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 ID_FIELDS = ("external_id", "id", "case_idx")
 IMPORTABLE = {
@@ -53,7 +53,7 @@ _ANALYSIS_FIELDS = ("reasoning", "analysis", "reason")
 
 def verdict_import(
     *,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     project: Project,
     upload: UploadedFile,
     protocol: str,
