@@ -122,7 +122,13 @@ def judge_snapshot(judge: Judge, version: JudgeVersion | None = None) -> dict[st
 def endpoint_of(snapshot: dict[str, Any]) -> Endpoint:
     """Where a run's calls go: its judge's snapshot with its connection as it is now.
     Raises EndpointUnavailable when the connection is gone."""
-    connection = ModelConnection.objects.filter(pk=snapshot.get("connection_id")).first()
+    connection_id = snapshot.get("connection_id")
+    # A snapshot without a connection's id finds none, as a connection deleted since does.
+    connection = (
+        ModelConnection.objects.filter(pk=connection_id).first()
+        if connection_id is not None
+        else None
+    )
     if connection is None:
         raise EndpointUnavailable(
             "The judge's model connection no longer exists: ask a site administrator."

@@ -33,7 +33,7 @@ from judging.models import JudgeRun, Protocol, Verdict
 from judging.protocols import Outcome, storable
 from judging.protocols.rjudge import rjudge_label
 from judging.protocols.safepro import verdict_from_fields
-from judging.protocols.toolemu import SCALES, outcome_from_fields
+from judging.protocols.toolemu import SCALES, Scale, outcome_from_fields
 from judging.signals import verdicts_saved
 
 if TYPE_CHECKING:
@@ -180,10 +180,12 @@ def _records_by_external_id(project: Project, external_ids: list[str]) -> dict[s
 
 
 def _outcome(protocol: str, data: dict[str, Any], text: str) -> Outcome:
-    scale = {
+    # Keyed by the protocols' values, which the str `protocol` is looked up among.
+    scales: dict[str, Scale] = {
         Protocol.TOOLEMU_SAFETY: SCALES["safety"],
         Protocol.TOOLEMU_HELPFULNESS: SCALES["helpfulness"],
-    }.get(protocol)
+    }
+    scale = scales.get(protocol)
     if scale is not None:
         return outcome_from_fields(data, scale, raw_output=text)
     if "verdict" in data:
