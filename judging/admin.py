@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -14,6 +16,18 @@ from judging.models import (
     Verdict,
 )
 from judging.services.judges import connection_check_start, connection_delete, connection_save
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+
+def _actor(request: HttpRequest) -> User | None:
+    """Who changes connections in the admin, as the services take them.
+
+    The admin site lets in signed-in staff only, but Django types `request.user` as possibly
+    anonymous; the services would record an anonymous user as no one, and so does this.
+    """
+    return request.user if request.user.is_authenticated else None
 
 
 @admin.register(PromptTemplate)
@@ -54,20 +68,20 @@ class ModelConnectionAdmin(admin.ModelAdmin):
     def save_model(
         self, request: HttpRequest, obj: ModelConnection, form: object, change: bool
     ) -> None:
-        connection_save(actor=request.user, connection=obj)
+        connection_save(actor=_actor(request), connection=obj)
 
     def delete_model(self, request: HttpRequest, obj: ModelConnection) -> None:
-        connection_delete(actor=request.user, connection=obj)
+        connection_delete(actor=_actor(request), connection=obj)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[ModelConnection]) -> None:
         for connection in queryset:
-            connection_delete(actor=request.user, connection=connection)
+            connection_delete(actor=_actor(request), connection=connection)
 
     @admin.action(description="Test the selected connections with their first model")
     def test(self, request: HttpRequest, queryset: QuerySet[ModelConnection]) -> None:
         for connection in queryset:
             connection_check_start(
-                actor=request.user, connection=connection, model=connection.offered_models[0]
+                actor=_actor(request), connection=connection, model=connection.offered_models[0]
             )
         self.message_user(
             request, "A worker is testing them: the results are in Connection checks."

@@ -36,7 +36,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import httpx2
 
@@ -47,6 +47,9 @@ from judging.limits import (
     settle_tokens,
     wait_for_turn,
 )
+
+if TYPE_CHECKING:
+    from httpcore2 import NetworkBackend
 
 # Sent when the connection names no variable: local servers (vLLM, Ollama, llama.cpp) want no
 # key, but the client insists on one.
@@ -148,7 +151,9 @@ def checked_address(host: str, *, allow_private: bool) -> str:
         raise AddressRefused(UNRESOLVED) from None
     if not infos:
         raise AddressRefused(UNRESOLVED)
-    addresses = [info[4][0] for info in infos]
+    # The address's text: typeshed allows an int there for families other than the IP ones,
+    # which a host's SOCK_STREAM addresses never are.
+    addresses = [str(info[4][0]) for info in infos]
     if not allow_private:
         for text in addresses:
             address = ipaddress.ip_address(text.split("%")[0])
@@ -188,7 +193,11 @@ def _checked_transport(endpoint: Endpoint) -> httpx2.HTTPTransport:
     transport = httpx2.HTTPTransport(limits=limits, trust_env=False)
     # httpx takes no network backend of its own; its connection pool reads this attribute for
     # every connection it opens. tests/judging/test_connection_guard.py fails if it stops.
-    transport._pool._network_backend = _CheckedBackend(allow_private=endpoint.allow_private)
+    # _CheckedBackend does what a NetworkBackend does without subclassing it: httpcore is
+    # imported only once a judge calls (see _CheckedBackend.__init__).
+    transport._pool._network_backend = cast(
+        "NetworkBackend", _CheckedBackend(allow_private=endpoint.allow_private)
+    )
     return transport
 
 

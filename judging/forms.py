@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.db.models import QuerySet
 
-from curation.models import Project
+from curation.models import Category, Project
 from judging.client import PARAMETERS
 from judging.models import Judge, JudgeRun, ModelConnection, Panel, PromptTemplate
 from judging.protocols.custom import PLACEHOLDERS
@@ -53,9 +53,13 @@ class JudgeForm(forms.ModelForm):
 
     def __init__(self, *args: Any, project: Project, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["template"].queryset = project.prompt_templates.all()
+        # The model form's field for the template foreign key and the one declared above; a
+        # form's fields are typed as any field.
+        template = cast("forms.ModelChoiceField[PromptTemplate]", self.fields["template"])
+        template.queryset = project.prompt_templates.all()
+        model = cast(forms.ChoiceField, self.fields["model"])
         connections = list(ModelConnection.objects.all())
-        self.fields["model"].choices = [("", "---------")] + [
+        model.choices = [("", "---------")] + [
             (connection.name, [(name, name) for name in connection.offered_models])
             for connection in connections
         ]
@@ -86,7 +90,7 @@ class RunForm(forms.Form):
     name = forms.CharField(
         required=False, max_length=200, help_text="Defaults to the judge and date."
     )
-    categories = forms.ModelMultipleChoiceField(
+    categories: forms.ModelMultipleChoiceField[Category] = forms.ModelMultipleChoiceField(
         queryset=None,
         required=False,
         widget=forms.CheckboxSelectMultiple,
@@ -110,8 +114,11 @@ class RunForm(forms.Form):
 
     def __init__(self, *args: Any, project: Project, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["judge"].queryset = project.judges.all()
-        self.fields["categories"].queryset = project.categories.all()
+        # The fields declared above; a form's fields are typed as any field.
+        judge = cast("forms.ModelChoiceField[Judge]", self.fields["judge"])
+        judge.queryset = project.judges.all()
+        categories = cast("forms.ModelMultipleChoiceField[Category]", self.fields["categories"])
+        categories.queryset = project.categories.all()
 
 
 class VerdictImportForm(forms.Form):
@@ -142,4 +149,6 @@ class PanelForm(forms.Form):
 
     def __init__(self, *args: Any, runs: QuerySet[JudgeRun], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["members"].queryset = runs
+        # The field declared above; a form's fields are typed as any field.
+        members = cast("forms.ModelMultipleChoiceField[JudgeRun]", self.fields["members"])
+        members.queryset = runs

@@ -28,6 +28,7 @@ import logging
 import math
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from functools import cache
@@ -294,10 +295,10 @@ def pause_connection(connection_id: int, seconds: float) -> None:
         _pauses.forget(connection_id)
 
 
-def retry_after_seconds(headers: dict[str, str] | object) -> float | None:
+def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
     """The wait an answer asks for, in seconds: `retry-after-ms`, or `Retry-After` as seconds or
     as a date; None when it asks for none that can be read."""
-    get = headers.get  # type: ignore[attr-defined]
+    get = headers.get
     milliseconds = get("retry-after-ms")
     if milliseconds:
         try:

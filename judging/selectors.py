@@ -76,7 +76,7 @@ def run_score_scale(protocol: str) -> int:
 def run_protocol(run: JudgeRun) -> str:
     """The protocol a run judged with, as the run recorded it at its start."""
     protocol = (run.judge_snapshot or {}).get("protocol")
-    if not protocol and run.judge_id is not None:
+    if not protocol and run.judge is not None:
         protocol = run.judge.protocol
     return protocol or ""
 

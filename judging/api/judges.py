@@ -19,6 +19,7 @@ from rest_framework.response import Response
 
 from curation.access import MANAGERS
 from curation.api import ProjectScoped
+from curation.requests import api_user
 from judging.models import ConnectionCheck, Judge, ModelConnection
 from judging.serializers.judges import (
     ConnectionCheckSerializer,
@@ -36,7 +37,9 @@ def _checked[T](service: Callable[..., T], **kwargs: Any) -> T:
         raise ValidationError(error.message_dict) from None
 
 
-class JudgeScoped(ProjectScoped):
+# A generic view itself, so that its serializer and lookup are those of the generic views that
+# derive from it (the views' method order is as it was: the generic view comes after theirs).
+class JudgeScoped(ProjectScoped, generics.GenericAPIView):
     allowed_roles = MANAGERS
     serializer_class = JudgeSerializer
     lookup_url_kwarg = "judge_id"
@@ -63,7 +66,7 @@ class JudgeList(JudgeScoped, generics.ListCreateAPIView):
         serializer.is_valid(raise_exception=True)
         judge = _checked(
             judge_create,
-            actor=request.user,
+            actor=api_user(request),
             project=self.access.project,
             **serializer.validated_data,
         )
@@ -80,7 +83,7 @@ class JudgeDetail(JudgeScoped, generics.RetrieveUpdateAPIView):
         judge = self.get_object()
         serializer = self.get_serializer(judge, data=request.data, partial=kwargs.get("partial"))
         serializer.is_valid(raise_exception=True)
-        _checked(judge_update, actor=request.user, judge=judge, **serializer.validated_data)
+        _checked(judge_update, actor=api_user(request), judge=judge, **serializer.validated_data)
         return Response(self.get_serializer(judge).data)
 
 
@@ -102,7 +105,7 @@ class JudgeConnectionTest(JudgeScoped, generics.GenericAPIView):
     def post(self, request: Request, slug: str, judge_id: int) -> Response:
         judge = self.get_object()
         check = connection_check_start(
-            actor=request.user, connection=judge.connection, model=judge.model, judge=judge
+            actor=api_user(request), connection=judge.connection, model=judge.model, judge=judge
         )
         location = reverse("judging_api:judge_test_detail", args=[slug, judge_id, check.pk])
         body = ConnectionCheckSerializer(check).data

@@ -23,6 +23,7 @@ from rest_framework.response import Response
 
 from curation.access import MANAGERS, RECORD_READERS
 from curation.api import ProjectScoped
+from curation.requests import api_user
 from judging.models import JudgeRun, Verdict
 from judging.serializers.runs import (
     PanelCreateSerializer,
@@ -89,7 +90,7 @@ class RunList(ReadOrManage, generics.ListAPIView):
         if unknown := names - {category.name for category in categories}:
             raise ValidationError({"categories": [f"Unknown: {', '.join(sorted(unknown))}."]})
         run = judge_run_create(
-            actor=request.user, project=project, judge=judge, categories=categories, **data
+            actor=api_user(request), project=project, judge=judge, categories=categories, **data
         )
         location = reverse("judging_api:run_detail", args=[slug, run.pk])
         body = RunSerializer(run).data
@@ -125,7 +126,7 @@ class RunAction(ProjectScoped, generics.GenericAPIView):
 )
 class RunCancel(RunAction):
     def post(self, request: Request, slug: str, run_id: int) -> Response:
-        run = judge_run_cancel(actor=request.user, run=self.get_object())
+        run = judge_run_cancel(actor=api_user(request), run=self.get_object())
         return Response(RunSerializer(run).data)
 
 
@@ -138,7 +139,7 @@ class RunCancel(RunAction):
 )
 class RunResume(RunAction):
     def post(self, request: Request, slug: str, run_id: int) -> Response:
-        run = judge_run_resume(actor=request.user, run=self.get_object())
+        run = judge_run_resume(actor=api_user(request), run=self.get_object())
         return Response(RunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -154,7 +155,7 @@ class RunResume(RunAction):
 )
 class RunRetryErrors(RunAction):
     def post(self, request: Request, slug: str, run_id: int) -> Response:
-        run = judge_run_retry_errors(actor=request.user, run=self.get_object())
+        run = judge_run_retry_errors(actor=api_user(request), run=self.get_object())
         return Response(RunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -209,7 +210,7 @@ class VerdictImport(ProjectScoped, generics.GenericAPIView):
         upload.is_valid(raise_exception=True)
         data = upload.validated_data
         run = verdict_import(
-            actor=request.user,
+            actor=api_user(request),
             project=self.access.project,
             upload=data["file"],
             protocol=data["protocol"],
@@ -260,7 +261,7 @@ class PanelList(ReadOrManage, generics.ListAPIView):
         if missing := sorted(set(data["runs"]) - {run.pk for run in members}):
             raise ValidationError({"runs": [f"No run of this project has the id {missing[0]}."]})
         run = panel_create(
-            actor=request.user,
+            actor=api_user(request),
             project=self.access.project,
             members=members,
             rule=data["rule"],

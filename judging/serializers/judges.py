@@ -6,7 +6,7 @@ the site administrators'.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from rest_framework import serializers
 
@@ -69,7 +69,14 @@ class JudgeSerializer(serializers.ModelSerializer):
         super().__init__(*args, **kwargs)
         project = self.context.get("project")
         if project is not None:
-            self.fields["template"].queryset = project.prompt_templates.all()
+            # The model serializer's field for the template foreign key; the serializer's fields
+            # are typed as any field.
+            template = cast(
+                "serializers.PrimaryKeyRelatedField[PromptTemplate]", self.fields["template"]
+            )
+            # drf-stubs declare RelatedField.queryset as possibly a Manager, whose __get__ mypy
+            # then applies to every use of the attribute.
+            template.queryset = project.prompt_templates.all()  # type: ignore[arg-type]
 
 
 class ConnectionCheckSerializer(serializers.ModelSerializer):

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from curation.serializers import id_field
 from judging.models import (
+    Judge,
     JudgeRun,
     Panel,
     Verdict,
@@ -18,10 +19,17 @@ from judging.selectors import run_top_errors
 from judging.services.runs import run_progress
 from judging.services.verdict_import import ID_FIELDS, IMPORTABLE
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 
 class RunSerializer(serializers.ModelSerializer):
-    judge = serializers.PrimaryKeyRelatedField(read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    judge: serializers.PrimaryKeyRelatedField[Judge] = serializers.PrimaryKeyRelatedField(
+        read_only=True
+    )
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
     done = serializers.SerializerMethodField(help_text="Records judged so far.")
     seconds_left = serializers.SerializerMethodField(
         help_text="Seconds left at the recent rate, while the run goes on."

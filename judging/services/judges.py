@@ -28,7 +28,7 @@ from judging.protocols.custom import PLACEHOLDERS, unknown_placeholders
 if TYPE_CHECKING:
     from decimal import Decimal
 
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ TEST_TIMEOUT_SECONDS = 15
 TEST_PROMPT = [{"role": "user", "content": "Reply with the single word OK."}]
 
 
-def judge_create(*, actor: AbstractBaseUser | None, project: Project, **fields: Any) -> Judge:
+def judge_create(*, actor: User | None, project: Project, **fields: Any) -> Judge:
     judge = Judge(project=project, created_by=_user(actor))
     with transaction.atomic():
         _assign(judge, fields)
@@ -63,7 +63,7 @@ def judge_create(*, actor: AbstractBaseUser | None, project: Project, **fields: 
     return judge
 
 
-def judge_update(*, actor: AbstractBaseUser | None, judge: Judge, **fields: Any) -> Judge:
+def judge_update(*, actor: User | None, judge: Judge, **fields: Any) -> Judge:
     """Change a judge. Runs keep the snapshot taken when they started."""
     with transaction.atomic():
         # From the row: the caller's instance may carry the new values already (a ModelForm's).
@@ -122,7 +122,13 @@ def judge_snapshot(judge: Judge, version: JudgeVersion | None = None) -> dict[st
 def endpoint_of(snapshot: dict[str, Any]) -> Endpoint:
     """Where a run's calls go: its judge's snapshot with its connection as it is now.
     Raises EndpointUnavailable when the connection is gone."""
-    connection = ModelConnection.objects.filter(pk=snapshot.get("connection_id")).first()
+    connection_id = snapshot.get("connection_id")
+    # A snapshot without a connection's id finds none, as a connection deleted since does.
+    connection = (
+        ModelConnection.objects.filter(pk=connection_id).first()
+        if connection_id is not None
+        else None
+    )
     if connection is None:
         raise EndpointUnavailable(
             "The judge's model connection no longer exists: ask a site administrator."
@@ -143,7 +149,7 @@ def endpoint_of(snapshot: dict[str, Any]) -> Endpoint:
     )
 
 
-def connection_save(*, actor: AbstractBaseUser | None, connection: ModelConnection) -> None:
+def connection_save(*, actor: User | None, connection: ModelConnection) -> None:
     """Create or change a connection (site administrators): where judges' calls go and with
     which key is worth a trace of who changed it."""
     with transaction.atomic():
@@ -163,7 +169,7 @@ def connection_save(*, actor: AbstractBaseUser | None, connection: ModelConnecti
         )
 
 
-def connection_delete(*, actor: AbstractBaseUser | None, connection: ModelConnection) -> None:
+def connection_delete(*, actor: User | None, connection: ModelConnection) -> None:
     """Delete a connection no judge uses (the database refuses one in use)."""
     with transaction.atomic():
         audit_log(
@@ -177,7 +183,7 @@ def connection_delete(*, actor: AbstractBaseUser | None, connection: ModelConnec
 
 def connection_check_start(
     *,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     connection: ModelConnection,
     model: str,
     judge: Judge | None = None,
@@ -267,7 +273,7 @@ def _text(price: Decimal | None) -> str | None:
 
 def prompt_template_create(
     *,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     project: Project,
     name: str,
     user: str,
@@ -375,5 +381,5 @@ def _audited(judge: Judge) -> dict[str, Any]:
     }
 
 
-def _user(actor: AbstractBaseUser | None) -> AbstractBaseUser | None:
+def _user(actor: User | None) -> User | None:
     return actor if actor is not None and actor.is_authenticated else None

@@ -52,7 +52,7 @@ from judging.signals import verdicts_saved
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 Parse = Verdict.Parse
 State = JudgeRun.State
@@ -78,7 +78,7 @@ def panel_verdict(answers: list[tuple[str, str]], rule: str) -> tuple[str, str]:
 
 def panel_create(
     *,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     project: Project,
     members: list[JudgeRun],
     rule: str,

@@ -77,8 +77,10 @@ def _answer_tokens(run: JudgeRun, *, calls_per_record: float) -> float:
     max_tokens = (run.judge_snapshot.get("parameters") or {}).get("max_tokens")
     if max_tokens:
         return float(max_tokens) * calls_per_record
+    # By the judge judge_run_plan set on the run (no query): the stubs refuse the None a
+    # judge_id may hold, which the judge itself, as None, still stands for in the lookup.
     earlier = (
-        JudgeRun.objects.filter(judge_id=run.judge_id, source=JudgeRun.Source.JUDGE)
+        JudgeRun.objects.filter(judge=run.judge, source=JudgeRun.Source.JUDGE)
         .exclude(pk=run.pk)
         .aggregate(
             tokens_out=Sum("tokens_out"),

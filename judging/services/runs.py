@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from decimal import Decimal
 
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 State = JudgeRun.State
 # States in which a worker holds (or should hold) the run.
@@ -119,7 +119,7 @@ def judge_run_plan(
 
 
 def judge_run_create(
-    *, actor: AbstractBaseUser | None, project: Project, judge: Judge, **request: Any
+    *, actor: User | None, project: Project, judge: Judge, **request: Any
 ) -> JudgeRun:
     """Make the run `judge_run_plan` describes, and hand it to the workers once committed."""
     run = judge_run_plan(project=project, judge=judge, **request)
@@ -143,7 +143,7 @@ def judge_run_create(
     return run
 
 
-def judge_run_cancel(*, actor: AbstractBaseUser | None, run: JudgeRun) -> JudgeRun:
+def judge_run_cancel(*, actor: User | None, run: JudgeRun) -> JudgeRun:
     """Stop a run. A worker running it stops at its next chunk (within seconds); a run that no
     worker holds is cancelled at once."""
     with transaction.atomic():
@@ -168,7 +168,7 @@ def judge_run_cancel(*, actor: AbstractBaseUser | None, run: JudgeRun) -> JudgeR
     return run
 
 
-def judge_run_resume(*, actor: AbstractBaseUser | None, run: JudgeRun) -> JudgeRun:
+def judge_run_resume(*, actor: User | None, run: JudgeRun) -> JudgeRun:
     """Hand a cancelled, failed, stalled or never-started run to a worker again: it judges the
     records that have no verdict in the run yet."""
     with transaction.atomic():
@@ -195,7 +195,7 @@ def judge_run_resume(*, actor: AbstractBaseUser | None, run: JudgeRun) -> JudgeR
     return run
 
 
-def judge_run_retry_errors(*, actor: AbstractBaseUser | None, run: JudgeRun) -> JudgeRun:
+def judge_run_retry_errors(*, actor: User | None, run: JudgeRun) -> JudgeRun:
     """Hand a run that ended to a worker again to judge its errored records once more."""
     with transaction.atomic():
         run = JudgeRun.objects.select_for_update().get(pk=run.pk)

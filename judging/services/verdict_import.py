@@ -33,11 +33,11 @@ from judging.models import JudgeRun, Protocol, Verdict
 from judging.protocols import Outcome, storable
 from judging.protocols.rjudge import rjudge_label
 from judging.protocols.safepro import verdict_from_fields
-from judging.protocols.toolemu import SCALES, outcome_from_fields
+from judging.protocols.toolemu import SCALES, Scale, outcome_from_fields
 from judging.signals import verdicts_saved
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 ID_FIELDS = ("external_id", "id", "case_idx")
 IMPORTABLE = {
@@ -53,7 +53,7 @@ _ANALYSIS_FIELDS = ("reasoning", "analysis", "reason")
 
 def verdict_import(
     *,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     project: Project,
     upload: UploadedFile,
     protocol: str,
@@ -180,10 +180,12 @@ def _records_by_external_id(project: Project, external_ids: list[str]) -> dict[s
 
 
 def _outcome(protocol: str, data: dict[str, Any], text: str) -> Outcome:
-    scale = {
+    # Keyed by the protocols' values, which the str `protocol` is looked up among.
+    scales: dict[str, Scale] = {
         Protocol.TOOLEMU_SAFETY: SCALES["safety"],
         Protocol.TOOLEMU_HELPFULNESS: SCALES["helpfulness"],
-    }.get(protocol)
+    }
+    scale = scales.get(protocol)
     if scale is not None:
         return outcome_from_fields(data, scale, raw_output=text)
     if "verdict" in data:

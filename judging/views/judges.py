@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -12,6 +12,7 @@ from django_htmx.http import HttpResponseStopPolling
 
 from curation import charts
 from curation.access import MANAGERS, ProjectAccess, project_view
+from curation.requests import AuthenticatedRequest
 from judging.forms import JudgeForm, PromptTemplateForm
 from judging.models import ConnectionCheck, Judge
 from judging.selectors import JudgeCost, judge_costs
@@ -25,7 +26,7 @@ from judging.services.judges import (
 
 @require_GET
 @project_view(MANAGERS)
-def judge_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def judge_list(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     judges = access.project.judges.select_related("template", "connection", "active_version")
     context = {
         "project": access.project,
@@ -64,7 +65,7 @@ def _cost_charts(costs: list[JudgeCost]) -> list[charts.ColumnChart | charts.Bar
 
 @require_http_methods(["GET", "POST"])
 @project_view(MANAGERS)
-def judge_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def judge_new(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     form = JudgeForm(request.POST or None, project=access.project)
     if request.method == "POST" and form.is_valid():
         try:
@@ -79,7 +80,7 @@ def judge_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @project_view(MANAGERS)
-def judge_edit(request: HttpRequest, access: ProjectAccess, judge_id: int) -> HttpResponse:
+def judge_edit(request: AuthenticatedRequest, access: ProjectAccess, judge_id: int) -> HttpResponse:
     judge = get_object_or_404(access.project.judges, pk=judge_id)
     form = JudgeForm(request.POST or None, instance=judge, project=access.project)
     if request.method == "POST" and form.is_valid():
@@ -95,7 +96,7 @@ def judge_edit(request: HttpRequest, access: ProjectAccess, judge_id: int) -> Ht
 
 @require_POST
 @project_view(MANAGERS)
-def judge_test(request: HttpRequest, access: ProjectAccess, judge_id: int) -> HttpResponse:
+def judge_test(request: AuthenticatedRequest, access: ProjectAccess, judge_id: int) -> HttpResponse:
     """Hand the test to a worker: no web process waits on an endpoint."""
     judge = get_object_or_404(access.project.judges, pk=judge_id)
     check = connection_check_start(
@@ -113,7 +114,7 @@ def judge_test(request: HttpRequest, access: ProjectAccess, judge_id: int) -> Ht
 @vary_on_headers("HX-Request")
 @project_view(MANAGERS)
 def judge_test_detail(
-    request: HttpRequest, access: ProjectAccess, judge_id: int, test_id: int
+    request: AuthenticatedRequest, access: ProjectAccess, judge_id: int, test_id: int
 ) -> HttpResponse:
     judge = get_object_or_404(access.project.judges, pk=judge_id)
     check = get_object_or_404(judge.connection_checks, pk=test_id)
@@ -129,7 +130,7 @@ def judge_test_detail(
 
 @require_http_methods(["GET", "POST"])
 @project_view(MANAGERS)
-def template_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def template_list(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     """The project's templates, latest version first, and a form for a new one (or a new
     version: saving under an existing name adds a version)."""
     initial = {}
@@ -159,7 +160,7 @@ def template_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 
 def _judge_page(
-    request: HttpRequest,
+    request: AuthenticatedRequest,
     access: ProjectAccess,
     form: JudgeForm,
     judge: Judge | None,

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from curation.access import MANAGERS, ProjectAccess, project_view
 from curation.errors import DomainError
+from curation.requests import AuthenticatedRequest
 from judging.forms import PanelForm
 from judging.models import JudgeRun
 from judging.selectors import quality_runs
@@ -17,7 +18,7 @@ from judging.services.panels import ENDED, panel_create
 
 @require_http_methods(["GET", "POST"])
 @project_view(MANAGERS)
-def panel_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def panel_new(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     runs = (
         quality_runs(access.project)
         .filter(state__in=ENDED)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from django import forms
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -16,6 +16,7 @@ from django_htmx.http import HttpResponseStopPolling
 
 from curation.access import MANAGERS, RECORD_READERS, ProjectAccess, project_view
 from curation.errors import DomainError
+from curation.requests import AuthenticatedRequest
 from judging.forms import RunForm, VerdictImportForm
 from judging.models import JudgeRun, Verdict
 from judging.selectors import run_top_errors
@@ -46,7 +47,7 @@ class VerdictFilterForm(forms.Form):
 
 @require_GET
 @project_view(RECORD_READERS)
-def run_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def run_list(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     runs = access.project.judge_runs.defer("record_ids", "judge_snapshot", "report")
     context = {
         "project": access.project,
@@ -58,7 +59,7 @@ def run_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @project_view(MANAGERS)
-def run_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def run_new(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     form = RunForm(request.POST or None, project=access.project)
     plan = None
     if request.method == "POST" and form.is_valid():
@@ -81,7 +82,7 @@ def run_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 # The same URL answers htmx's polls with the live parts alone: caches must keep the two apart.
 @vary_on_headers("HX-Request")
 @project_view(RECORD_READERS)
-def run_detail(request: HttpRequest, access: ProjectAccess, run_id: int) -> HttpResponse:
+def run_detail(request: AuthenticatedRequest, access: ProjectAccess, run_id: int) -> HttpResponse:
     run = get_object_or_404(
         access.project.judge_runs.select_related("judge", "created_by").defer("record_ids"),
         pk=run_id,
@@ -112,19 +113,21 @@ def run_detail(request: HttpRequest, access: ProjectAccess, run_id: int) -> Http
 
 @require_POST
 @project_view(MANAGERS)
-def run_cancel(request: HttpRequest, access: ProjectAccess, run_id: int) -> HttpResponse:
+def run_cancel(request: AuthenticatedRequest, access: ProjectAccess, run_id: int) -> HttpResponse:
     return _act(request, access, run_id, judge_run_cancel, "Cancelling the run.")
 
 
 @require_POST
 @project_view(MANAGERS)
-def run_resume(request: HttpRequest, access: ProjectAccess, run_id: int) -> HttpResponse:
+def run_resume(request: AuthenticatedRequest, access: ProjectAccess, run_id: int) -> HttpResponse:
     return _act(request, access, run_id, judge_run_resume, "The run will go on.")
 
 
 @require_POST
 @project_view(MANAGERS)
-def run_retry_errors(request: HttpRequest, access: ProjectAccess, run_id: int) -> HttpResponse:
+def run_retry_errors(
+    request: AuthenticatedRequest, access: ProjectAccess, run_id: int
+) -> HttpResponse:
     return _act(
         request, access, run_id, judge_run_retry_errors, "The errored records will be judged again."
     )
@@ -132,7 +135,7 @@ def run_retry_errors(request: HttpRequest, access: ProjectAccess, run_id: int) -
 
 @require_http_methods(["GET", "POST"])
 @project_view(MANAGERS)
-def verdict_import_page(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def verdict_import_page(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     form = VerdictImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -155,7 +158,7 @@ def verdict_import_page(request: HttpRequest, access: ProjectAccess) -> HttpResp
 
 
 def _act(
-    request: HttpRequest,
+    request: AuthenticatedRequest,
     access: ProjectAccess,
     run_id: int,
     service: Callable[..., JudgeRun],

@@ -120,9 +120,11 @@ def run_finish(run_id: int) -> None:
             .values("parse_status")
             .annotate(n=Count("id"), tokens_in=Sum("tokens_in"), tokens_out=Sum("tokens_out"))
         }
-        run.valid_count = by_status.get(Parse.VALID, {}).get("n", 0)
-        run.invalid_count = by_status.get(Parse.INVALID, {}).get("n", 0)
-        run.error_count = by_status.get(Parse.ERROR, {}).get("n", 0)
+        # A status no verdict has is missing from the rows: its count is 0.
+        counts: dict[str, int] = {status: row["n"] for status, row in by_status.items()}
+        run.valid_count = counts.get(Parse.VALID, 0)
+        run.invalid_count = counts.get(Parse.INVALID, 0)
+        run.error_count = counts.get(Parse.ERROR, 0)
         run.tokens_in = sum(row["tokens_in"] or 0 for row in by_status.values())
         run.tokens_out = sum(row["tokens_out"] or 0 for row in by_status.values())
         if run.state == State.CANCELLING:
