@@ -27,7 +27,7 @@ from django.utils import timezone
 from annotation.consensus import HELPFULNESS_SCALE, SAFETY_SCALE, SCALES
 from curation.arrays import InArray, int_matrix
 from curation.models import Project
-from judging.models import JudgeRun, Protocol, Verdict
+from judging.models import SCORE_PROTOCOLS, JudgeRun, Protocol, Verdict
 from stats import metrics
 
 
@@ -188,7 +188,6 @@ def judge_costs(project: Project, *, weeks: int = 12) -> list[JudgeCost]:
 
 def quality_runs(project: Project) -> QuerySet[JudgeRun]:
     """The project's runs that give safety labels (score runs are not compared with labels)."""
-    score_protocols = ("toolemu_safety", "toolemu_helpfulness")
-    return project.judge_runs.exclude(judge_snapshot__protocol__in=score_protocols).order_by(
+    return project.judge_runs.exclude(judge_snapshot__protocol__in=SCORE_PROTOCOLS).order_by(
         "-created_at"
     )

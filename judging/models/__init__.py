@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from judging.models.connections import ConnectionCheck, ModelConnection
-from judging.models.judges import Judge, JudgeEvaluation, JudgeVersion, PromptTemplate, Protocol
+from judging.models.judges import (
+    SCORE_PROTOCOLS,
+    Judge,
+    JudgeEvaluation,
+    JudgeVersion,
+    PromptTemplate,
+    Protocol,
+)
 from judging.models.panels import Panel, PanelMember
 from judging.models.runs import JudgeRun, PlainJSONField, RunChunk, Verdict
 
 __all__ = [
+    "SCORE_PROTOCOLS",
     "ConnectionCheck",
     "Judge",
     "JudgeEvaluation",

@@ -16,6 +16,11 @@ class Protocol(models.TextChoices):
     CUSTOM = "custom", "Custom prompt template"
 
 
+# The protocols that give 0-3 scores rather than safe or unsafe: their runs are not compared
+# with labels, nor combined into panels.
+SCORE_PROTOCOLS: tuple[str, ...] = (Protocol.TOOLEMU_SAFETY, Protocol.TOOLEMU_HELPFULNESS)
+
+
 class PromptTemplate(TimeStampedModel):
     """A custom judge prompt. Versions are immutable: an edit is a new version, and every run
     records the version it used."""

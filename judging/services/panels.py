@@ -45,7 +45,7 @@ from curation.errors import DomainError
 from curation.jobs import job_send_after_commit
 from curation.models import Project
 from curation.services.audit import audit_log
-from judging.models import JudgeRun, Panel, PanelMember, Verdict
+from judging.models import SCORE_PROTOCOLS, JudgeRun, Panel, PanelMember, Verdict
 from judging.selectors import run_protocol
 from judging.signals import verdicts_saved
 
@@ -57,7 +57,6 @@ if TYPE_CHECKING:
 Parse = Verdict.Parse
 State = JudgeRun.State
 Rule = Panel.Rule
-SCORE_PROTOCOLS = ("toolemu_safety", "toolemu_helpfulness")
 ENDED = (JudgeRun.State.SUCCEEDED, JudgeRun.State.CANCELLED, JudgeRun.State.FAILED)
 BATCH = 5_000
 
