@@ -23,6 +23,7 @@ from alignment.serializers import (
     VersionSerializer,
 )
 from alignment.services import judge_evaluation_start, judge_version_create
+from curation.requests import api_user
 from judging.api.runs import ReadOrManage
 from judging.models import Judge, JudgeEvaluation, JudgeVersion
 from judging.services.runs import is_finished
@@ -91,7 +92,7 @@ class VersionList(JudgeScoped, generics.ListAPIView):
         data = serializer.validated_data
         by_hand = data["picked"] == JudgeVersion.Picked.BY_HAND
         version = judge_version_create(
-            actor=request.user,
+            actor=api_user(request),
             judge=self.judge(),
             record_ids=data["records"] if by_hand else None,
             count=data["count"],
@@ -144,7 +145,7 @@ class EvaluationList(JudgeScoped, generics.ListAPIView):
         candidate = _version(judge, data["candidate"])
         baseline = _version(judge, data["baseline"] or active)
         evaluation = judge_evaluation_start(
-            actor=request.user, candidate=candidate, baseline=baseline
+            actor=api_user(request), candidate=candidate, baseline=baseline
         )
         location = reverse("alignment_api:judge_evaluation", args=[slug, judge_id, evaluation.pk])
         body = self.get_serializer(evaluation).data

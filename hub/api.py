@@ -24,6 +24,7 @@ from rest_framework.views import APIView
 from curation.access import MANAGERS, RECORD_READERS
 from curation.api import ProjectScoped
 from curation.models import Record
+from curation.requests import api_user
 from curation.selectors import SEARCH_MATCH_LIMIT
 from hub.forms import RecordListForm
 from hub.record_list import (
@@ -174,7 +175,7 @@ class RecordBulk(ProjectScoped, APIView):
         if data["all_matching"]:
             chosen = {"matching": _valid_form(request, run_choices(project)).cleaned_data}
         outcome = records_bulk_apply(
-            actor=request.user,
+            actor=api_user(request),
             project=project,
             action=data["action"],
             judge=judge,
