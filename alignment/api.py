@@ -31,8 +31,9 @@ from judging.services.runs import is_finished
 REFUSED = OpenApiResponse(description="Refused; the body says why.")
 
 
-class JudgeScoped(ReadOrManage):
-    """Inside one judge of the project: reviewers and managers read; managers change."""
+class JudgeScoped(ReadOrManage, generics.GenericAPIView):
+    """Inside one judge of the project: reviewers and managers read; managers change. Its
+    views are generic views, whose serializers are given the judge."""
 
     def judge(self) -> Judge:
         judge = getattr(self, "_judge", None)
@@ -52,6 +53,11 @@ def _version(judge: Judge, number: int) -> JudgeVersion | None:
     """Version `number` of the judge; None for version 1 (the prompt as written)."""
     if number == 1:
         return None
+    return _later_version(judge, number)
+
+
+def _later_version(judge: Judge, number: int) -> JudgeVersion:
+    """Version `number` of the judge, one of those made after the prompt as written."""
     version = judge.versions.filter(number=number).first()
     if version is None:
         raise NotFound(f"{judge.name} has no version {number}.")
@@ -142,7 +148,8 @@ class EvaluationList(JudgeScoped, generics.ListAPIView):
         data = serializer.validated_data
         judge = self.judge()
         active = judge.active_version.number if judge.active_version else 1
-        candidate = _version(judge, data["candidate"])
+        # The serializer takes 2 or later: version 1 is the prompt as written.
+        candidate = _later_version(judge, data["candidate"])
         baseline = _version(judge, data["baseline"] or active)
         evaluation = judge_evaluation_start(
             actor=api_user(request), candidate=candidate, baseline=baseline

@@ -83,7 +83,8 @@ def record_bulk(request: AuthenticatedRequest, access: ProjectAccess) -> HttpRes
             )
             messages.success(request, _bulk_done(outcome))
         for errors in form.errors.values():
-            messages.error(request, " ".join(errors))
+            # An ErrorList gives its messages as text, which its stubs do not say.
+            messages.error(request, " ".join(str(error) for error in errors))
     except DomainError as error:
         messages.error(request, str(error))
     return redirect(back)
@@ -133,10 +134,11 @@ def _bulk_done(outcome: BulkOutcome, *, expected: int | None = None) -> str:
     else:
         done = f"{records} sent to adjudication."
     if outcome.matched is not None and n != outcome.matched:
-        skipped = {
+        why_skipped: dict[str, str] = {
             BulkAction.JUDGE: "the judge takes only records linked to a task",
             BulkAction.ADJUDICATE: "the others were waiting for adjudication already",
-        }.get(outcome.action, "the others needed nothing done")
+        }
+        skipped = why_skipped.get(outcome.action, "the others needed nothing done")
         done += f" The filters matched {outcome.matched:,}: {skipped}."
     if outcome.matched is not None and expected is not None and expected != outcome.matched:
         done += f" When you confirmed they matched {expected:,}: the records changed since."
