@@ -75,6 +75,8 @@ class VersionList(JudgeScoped, generics.ListAPIView):
 
     serializer_class = VersionSerializer
 
+    # A list: version 1 is no row of the table. ListAPIView pages and serializes a list as it
+    # does a queryset; the stubs want a queryset.
     def get_queryset(self) -> list[JudgeVersion]:  # type: ignore[override]
         judge = self.judge()
         return [_first(judge), *judge.versions.select_related("created_by")]
