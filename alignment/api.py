@@ -23,6 +23,7 @@ from alignment.serializers import (
     VersionSerializer,
 )
 from alignment.services import judge_evaluation_start, judge_version_create
+from curation.requests import api_user
 from judging.api.runs import ReadOrManage
 from judging.models import Judge, JudgeEvaluation, JudgeVersion
 from judging.services.runs import is_finished
@@ -30,8 +31,9 @@ from judging.services.runs import is_finished
 REFUSED = OpenApiResponse(description="Refused; the body says why.")
 
 
-class JudgeScoped(ReadOrManage):
-    """Inside one judge of the project: reviewers and managers read; managers change."""
+class JudgeScoped(ReadOrManage, generics.GenericAPIView):
+    """Inside one judge of the project: reviewers and managers read; managers change. Its
+    views are generic views, whose serializers are given the judge."""
 
     def judge(self) -> Judge:
         judge = getattr(self, "_judge", None)
@@ -51,6 +53,11 @@ def _version(judge: Judge, number: int) -> JudgeVersion | None:
     """Version `number` of the judge; None for version 1 (the prompt as written)."""
     if number == 1:
         return None
+    return _later_version(judge, number)
+
+
+def _later_version(judge: Judge, number: int) -> JudgeVersion:
+    """Version `number` of the judge, one of those made after the prompt as written."""
     version = judge.versions.filter(number=number).first()
     if version is None:
         raise NotFound(f"{judge.name} has no version {number}.")
@@ -68,6 +75,8 @@ class VersionList(JudgeScoped, generics.ListAPIView):
 
     serializer_class = VersionSerializer
 
+    # A list: version 1 is no row of the table. ListAPIView pages and serializes a list as it
+    # does a queryset; the stubs want a queryset.
     def get_queryset(self) -> list[JudgeVersion]:  # type: ignore[override]
         judge = self.judge()
         return [_first(judge), *judge.versions.select_related("created_by")]
@@ -91,7 +100,7 @@ class VersionList(JudgeScoped, generics.ListAPIView):
         data = serializer.validated_data
         by_hand = data["picked"] == JudgeVersion.Picked.BY_HAND
         version = judge_version_create(
-            actor=request.user,
+            actor=api_user(request),
             judge=self.judge(),
             record_ids=data["records"] if by_hand else None,
             count=data["count"],
@@ -141,10 +150,11 @@ class EvaluationList(JudgeScoped, generics.ListAPIView):
         data = serializer.validated_data
         judge = self.judge()
         active = judge.active_version.number if judge.active_version else 1
-        candidate = _version(judge, data["candidate"])
+        # The serializer takes 2 or later: version 1 is the prompt as written.
+        candidate = _later_version(judge, data["candidate"])
         baseline = _version(judge, data["baseline"] or active)
         evaluation = judge_evaluation_start(
-            actor=request.user, candidate=candidate, baseline=baseline
+            actor=api_user(request), candidate=candidate, baseline=baseline
         )
         location = reverse("alignment_api:judge_evaluation", args=[slug, judge_id, evaluation.pk])
         body = self.get_serializer(evaluation).data

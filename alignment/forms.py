@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
@@ -36,13 +36,17 @@ class VersionForm(forms.Form):
 
     def __init__(self, *args: Any, cases: list[Settled], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["records"].choices = [
+        # The field declared above; a form's fields are typed as any field.
+        records = cast(forms.TypedMultipleChoiceField, self.fields["records"])
+        records.choices = [
             (case.record_id, f"{case.external_id} ({case.category}): {case.label}")
             for case in cases
         ]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        # Form.clean gives back cleaned_data, which the stubs allow a subclass to leave out.
+        super().clean()
+        data = self.cleaned_data
         if data.get("picked") == JudgeVersion.Picked.BY_HAND and not data.get("records"):
             self.add_error("records", "Tick the settled cases to quote.")
         return data

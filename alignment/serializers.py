@@ -3,7 +3,7 @@ a version or start an evaluation."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -12,6 +12,9 @@ from alignment import selectors
 from curation.serializers import id_field
 from judging.models import JudgeEvaluation, JudgeVersion
 from reports.serializers import QualitySerializer
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 class VersionSerializer(serializers.ModelSerializer):
@@ -29,7 +32,7 @@ class VersionSerializer(serializers.ModelSerializer):
         help_text="The settled cases it quotes, as copied in when it was made: record_id, "
         "external_id, category, scenario, profile, goal, interaction, label, reason.",
     )
-    created_by = serializers.SlugRelatedField(
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True
     )
     active = serializers.SerializerMethodField(help_text="Whether the judge's runs start with it.")
@@ -113,7 +116,7 @@ class EvaluationSerializer(serializers.ModelSerializer):
     candidate = serializers.SerializerMethodField(help_text="The version evaluated.")
     baseline = serializers.SerializerMethodField(help_text="The version compared with.")
     records = serializers.SerializerMethodField(help_text="The held-out records.")
-    created_by = serializers.SlugRelatedField(
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True
     )
 

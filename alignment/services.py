@@ -21,12 +21,12 @@ from judging.services.judges import judge_snapshot
 from judging.services.runs import judge_run_create
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 
 def judge_version_create(
     *,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     judge: Judge,
     record_ids: list[int] | None = None,
     count: int = selectors.DEFAULT_EXAMPLES,
@@ -89,7 +89,7 @@ def judge_version_create(
 
 
 def judge_version_activate(
-    *, actor: AbstractBaseUser | None, judge: Judge, version: JudgeVersion | None
+    *, actor: User | None, judge: Judge, version: JudgeVersion | None
 ) -> Judge:
     """Make `version` (none: version 1, the prompt as written) the one runs start with."""
     if version is not None and version.judge_id != judge.pk:
@@ -111,7 +111,7 @@ def judge_version_activate(
 
 def judge_evaluation_start(
     *,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     candidate: JudgeVersion,
     baseline: JudgeVersion | None = None,
 ) -> JudgeEvaluation:

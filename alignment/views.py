@@ -7,7 +7,7 @@ Reviewers and managers read them; only managers make, choose and evaluate versio
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -19,6 +19,7 @@ from alignment.services import judge_evaluation_start, judge_version_activate, j
 from curation import charts
 from curation.access import MANAGERS, RECORD_READERS, ProjectAccess, project_view
 from curation.errors import DomainError
+from curation.requests import AuthenticatedRequest
 from judging.models import Judge, JudgeVersion
 from judging.protocols import protocol_for
 from judging.services.judges import judge_snapshot
@@ -30,14 +31,18 @@ OFFERED_CASES = 200
 
 @require_GET
 @project_view(RECORD_READERS)
-def judge_versions(request: HttpRequest, access: ProjectAccess, judge_id: int) -> HttpResponse:
+def judge_versions(
+    request: AuthenticatedRequest, access: ProjectAccess, judge_id: int
+) -> HttpResponse:
     judge = get_object_or_404(access.project.judges, pk=judge_id)
     return _versions_page(request, access, judge, form=None)
 
 
 @require_POST
 @project_view(MANAGERS)
-def judge_version_new(request: HttpRequest, access: ProjectAccess, judge_id: int) -> HttpResponse:
+def judge_version_new(
+    request: AuthenticatedRequest, access: ProjectAccess, judge_id: int
+) -> HttpResponse:
     judge = get_object_or_404(access.project.judges, pk=judge_id)
     form = VersionForm(request.POST, cases=_cases(judge))
     if form.is_valid():
@@ -62,7 +67,7 @@ def judge_version_new(request: HttpRequest, access: ProjectAccess, judge_id: int
 @require_POST
 @project_view(MANAGERS)
 def judge_version_use(
-    request: HttpRequest, access: ProjectAccess, judge_id: int, number: int
+    request: AuthenticatedRequest, access: ProjectAccess, judge_id: int, number: int
 ) -> HttpResponse:
     judge = get_object_or_404(access.project.judges, pk=judge_id)
     judge_version_activate(actor=request.user, judge=judge, version=_version(judge, number))
@@ -73,7 +78,7 @@ def judge_version_use(
 @require_POST
 @project_view(MANAGERS)
 def judge_version_evaluate(
-    request: HttpRequest, access: ProjectAccess, judge_id: int, number: int
+    request: AuthenticatedRequest, access: ProjectAccess, judge_id: int, number: int
 ) -> HttpResponse:
     """Evaluate version `number` against the one chosen (by default the active one)."""
     judge = get_object_or_404(access.project.judges, pk=judge_id)
@@ -99,7 +104,7 @@ def judge_version_evaluate(
 @vary_on_headers("HX-Request")
 @project_view(RECORD_READERS)
 def judge_evaluation(
-    request: HttpRequest, access: ProjectAccess, judge_id: int, evaluation_id: int
+    request: AuthenticatedRequest, access: ProjectAccess, judge_id: int, evaluation_id: int
 ) -> HttpResponse:
     judge = get_object_or_404(access.project.judges, pk=judge_id)
     evaluation = get_object_or_404(
@@ -136,7 +141,7 @@ def _cases(judge: Judge) -> list[selectors.Settled]:
 
 
 def _versions_page(
-    request: HttpRequest, access: ProjectAccess, judge: Judge, form: VersionForm | None
+    request: AuthenticatedRequest, access: ProjectAccess, judge: Judge, form: VersionForm | None
 ) -> HttpResponse:
     history = selectors.version_history(judge)
     chart = charts.bar_chart(

@@ -9,7 +9,7 @@ only reviewers and managers read them, only managers act on them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.db.models import QuerySet
@@ -17,6 +17,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics
 from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -24,6 +25,7 @@ from rest_framework.views import APIView
 from curation.access import MANAGERS, RECORD_READERS
 from curation.api import ProjectScoped
 from curation.models import Record
+from curation.requests import api_user
 from curation.selectors import SEARCH_MATCH_LIMIT
 from hub.forms import RecordListForm
 from hub.record_list import (
@@ -110,18 +112,24 @@ class RecordList(ProjectScoped, generics.ListAPIView):
         project = self.access.project
         runs = run_choices(project)
         filters = _valid_form(request, runs).cleaned_data
-        self.paginator.page_size = filters["per_page"]
+        # The API's pagination class (settings.REST_FRAMEWORK) pages by number: a page here
+        # holds the filters' per_page.
+        paginator = cast(PageNumberPagination, self.paginator)
+        paginator.page_size = filters["per_page"]
         page_ids = self.paginate_queryset(
             listed_records(project, filters).values_list("id", flat=True)
         )
-        records = _records(page_ids)
+        # A paginator gives no page only when it has no page size, set just above.
+        records = _records(cast("list[int]", page_ids))
         said = opinions(
             project,
             [{"id": r.pk, **{c: getattr(r, c) for c in COUNT_COLUMNS}} for r in records],
             shown_runs(runs, filters["run"]),
         )
         for record in records:
-            record.opinions = said[record.pk]
+            # Read by the serializer's opinions.* sources: no field of the model, and the type
+            # checker cannot be told of an attribute these instances alone are given.
+            record.opinions = said[record.pk]  # type: ignore[attr-defined]
         return self.get_paginated_response(self.get_serializer(records, many=True).data)
 
     def get_queryset(self) -> QuerySet[Record]:
@@ -174,7 +182,7 @@ class RecordBulk(ProjectScoped, APIView):
         if data["all_matching"]:
             chosen = {"matching": _valid_form(request, run_choices(project)).cleaned_data}
         outcome = records_bulk_apply(
-            actor=request.user,
+            actor=api_user(request),
             project=project,
             action=data["action"],
             judge=judge,

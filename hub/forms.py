@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.forms.utils import pretty_name
@@ -66,7 +66,8 @@ class RecordListForm(RecordFilterForm):
     per_page = forms.TypedChoiceField(
         required=False,
         coerce=int,
-        empty_value=PER_PAGE,
+        # Django gives back any value for an empty choice; the stubs allow only text or None.
+        empty_value=PER_PAGE,  # type: ignore[arg-type]
         label="Per page",
         choices=[(str(n), str(n)) for n in (25, 50, 100, 200)],
     )
@@ -77,7 +78,9 @@ class RecordListForm(RecordFilterForm):
             data = data.copy()
             data["per_page"] = str(self.PER_PAGE)
         super().__init__(data, **kwargs)
-        self.fields["run"].choices = [("", "Any"), *runs]
+        # The field declared above; a form's fields are typed as any field.
+        run = cast(forms.TypedChoiceField, self.fields["run"])
+        run.choices = [("", "Any"), *runs]
 
     @classmethod
     def of_project(cls, project: Project, data: QueryDict) -> RecordListForm:
@@ -85,7 +88,9 @@ class RecordListForm(RecordFilterForm):
         return cls(data, runs=run_choices(project))
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        # Form.clean gives back cleaned_data, which the stubs allow a subclass to leave out.
+        super().clean()
+        data = self.cleaned_data
         if data.get("verdict") and not data.get("run"):
             self.add_error("verdict", "Choose the judge run whose verdicts to filter by.")
         return data
@@ -141,14 +146,18 @@ class RecordBulkForm(forms.Form):
 
     def __init__(self, *args: Any, project: Project, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["judge"].queryset = project.judges.order_by("name")
+        # The field declared above; a form's fields are typed as any field.
+        judge = cast("forms.ModelChoiceField[Judge]", self.fields["judge"])
+        judge.queryset = project.judges.order_by("name")
 
     @property
     def is_matching(self) -> bool:
         return self.data.get("scope") == self.MATCHING
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        # Form.clean gives back cleaned_data, which the stubs allow a subclass to leave out.
+        super().clean()
+        data = self.cleaned_data
         if not self.is_matching and not data.get("records"):
             self.add_error("records", "Choose records first.")
         if data.get("action") == BulkAction.JUDGE and not data.get("judge"):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
@@ -27,6 +27,9 @@ from curation.selectors import SEARCH_MATCH_LIMIT, record_search
 from judging.models import Verdict
 from review.models import Disagreement
 from review.selectors import final_condition, latest_adjudications
+
+if TYPE_CHECKING:
+    from django.db.models.expressions import Combinable, NegatedExpression
 
 # The runs whose verdicts the list shows as columns: the latest few, and the one filtered by.
 RUN_COLUMNS = 3
@@ -76,14 +79,17 @@ def listed_records(project: Project, filters: dict[str, Any]) -> QuerySet[Record
     return records
 
 
-def _conditions(project: Project, filters: dict[str, Any]) -> list[Q | Exists]:
+def _conditions(
+    project: Project, filters: dict[str, Any]
+) -> list[Q | Exists | NegatedExpression[Combinable]]:
     needed = F("extra_labels") + project.overlap
     by_labels = {
         "none": Q(annotation_count=0),
         "some": Q(annotation_count__gt=0) & Q(LessThan(F("annotation_count"), needed)),
         "done": Q(GreaterThanOrEqual(F("annotation_count"), needed)),
     }
-    conditions = []
+    # Negating an Exists wraps it: `~disputed` below.
+    conditions: list[Q | Exists | NegatedExpression[Combinable]] = []
     if filters["labels"]:
         conditions.append(by_labels[filters["labels"]])
     if filters["consensus"]:
@@ -224,7 +230,8 @@ def record_rows(
     said = opinions(project, rows, runs)
     kinds = dict(Disagreement.Kind.choices)
     for row in rows:
-        record = said[row["id"]]
+        # list_rows gives each row its record's id, an int, among columns of any type.
+        record = said[cast(int, row["id"])]
         row["labels_needed"] = record.labels_needed
         row["consensus"] = record.consensus
         row["final"] = record.final

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Q
+from django.db.models import Model, Q
 
 from annotation.consensus import consensus_of
 from annotation.models import Annotation
@@ -60,7 +60,7 @@ def record_hub(record: Record) -> RecordHub:
 def record_history(record: Record, opinions: RecordOpinions) -> list[AuditEvent]:
     """The audit events of the record, of its labels and of its adjudications, newest first."""
 
-    def about(model: type, ids: list[int]) -> Q:
+    def about(model: type[Model], ids: list[int]) -> Q:
         return Q(object_type=model._meta.label_lower, object_id__in=[str(pk) for pk in ids])
 
     events = AuditEvent.objects.filter(

@@ -23,14 +23,18 @@ class LabelOrNull(serializers.ChoiceField):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(choices=LABELS, allow_null=True, read_only=True, **kwargs)
 
-    def to_representation(self, value: str) -> str | None:
+    # Null is this field's point, and drf writes what a field gives into the JSON as it is; the
+    # stubs have a ChoiceField give text alone.
+    def to_representation(self, value: str) -> str | None:  # type: ignore[override]
         return value or None
 
 
 class RunVerdictSerializer(serializers.Serializer):
     run = serializers.IntegerField(source="run_id", help_text="The run's id.")
     run_name = serializers.CharField()
-    label = LabelOrNull(help_text="Its safety label; null for a score, an invalid answer or none.")
+    # The serializer's metaclass takes declared fields off the class, so this one named "label"
+    # leaves Field.label alone; the stubs cannot say so.
+    label = LabelOrNull(help_text="Its safety label; null for a score, an invalid answer or none.")  # type: ignore[assignment]
     score = serializers.IntegerField(
         allow_null=True, min_value=0, max_value=3, help_text="Its 0-3 score, if it gave one."
     )

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.db import models, transaction
 from django.utils import timezone
@@ -22,7 +22,7 @@ from judging.services.runs import judge_run_create
 from review.models import Disagreement
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 REQUESTED = Disagreement.Kind.REQUESTED
 
@@ -49,7 +49,7 @@ class BulkOutcome:
 
 def records_bulk_apply(
     *,
-    actor: AbstractBaseUser,
+    actor: User,
     project: Project,
     action: str,
     record_ids: list[int] | None = None,
@@ -67,9 +67,13 @@ def records_bulk_apply(
     if (record_ids is None) == (matching is None):
         raise ValueError("Give either the records' ids or the filters they match.")
     with transaction.atomic():
-        ids = record_ids if matching is None else matching_record_ids(project, matching)
-        if matching is not None and not ids:
-            raise DomainError("No records match these filters.")
+        if matching is None:
+            # The check above leaves the records' ids given when the filters are not.
+            ids = cast("list[int]", record_ids)
+        else:
+            ids = matching_record_ids(project, matching)
+            if not ids:
+                raise DomainError("No records match these filters.")
         outcome = _apply(
             actor=actor, project=project, action=action, ids=ids, judge=judge, more=more
         )
@@ -92,7 +96,7 @@ def records_bulk_apply(
 
 def _apply(
     *,
-    actor: AbstractBaseUser,
+    actor: User,
     project: Project,
     action: str,
     ids: list[int],
@@ -115,9 +119,7 @@ def _apply(
     raise DomainError(f"No such action: {action}.")
 
 
-def records_send_to_adjudication(
-    *, actor: AbstractBaseUser, project: Project, record_ids: list[int]
-) -> int:
+def records_send_to_adjudication(*, actor: User, project: Project, record_ids: list[int]) -> int:
     """Open a "sent for adjudication" disagreement on each of these records of the project, so
     that the adjudication queue shows them until a reviewer settles them; return how many.
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -21,6 +21,7 @@ from curation.access import ANY_MEMBER, MANAGERS, RECORD_READERS, ProjectAccess,
 from curation.conversation import conversation, metadata_items, test_case_sections
 from curation.errors import DomainError
 from curation.record_table import RecordPaginator, filter_form
+from curation.requests import AuthenticatedRequest
 from hub.forms import RecordBulkForm, RecordListForm
 from hub.record_list import listed_records, matching_count, record_rows, run_choices, shown_runs
 from hub.record_page import record_hub
@@ -31,7 +32,7 @@ from hub.services import BulkAction, BulkOutcome, records_bulk_apply
 # The same URL answers htmx with the results alone: caches must keep the two apart.
 @vary_on_headers("HX-Request")
 @project_view(RECORD_READERS)
-def record_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def record_list(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     project = access.project
     runs = run_choices(project)
     form = filter_form(RecordListForm, project, request.GET, runs=runs)
@@ -62,7 +63,7 @@ def record_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 @require_POST
 @project_view(MANAGERS)
-def record_bulk(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def record_bulk(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     """Start a judge run on the chosen records, send them to adjudication, or ask for more
     labels; back to the list as it was filtered. Acting on every record that matches the
     list's filters goes through a page that counts them and asks to confirm."""
@@ -82,14 +83,15 @@ def record_bulk(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
             )
             messages.success(request, _bulk_done(outcome))
         for errors in form.errors.values():
-            messages.error(request, " ".join(errors))
+            # An ErrorList gives its messages as text, which its stubs do not say.
+            messages.error(request, " ".join(str(error) for error in errors))
     except DomainError as error:
         messages.error(request, str(error))
     return redirect(back)
 
 
 def _bulk_matching(
-    request: HttpRequest, access: ProjectAccess, form: RecordBulkForm, back: str
+    request: AuthenticatedRequest, access: ProjectAccess, form: RecordBulkForm, back: str
 ) -> HttpResponse:
     """Every record that the filters the form was sent with match, as they match now: counted
     for the manager to confirm, then acted on (the count may have moved in between)."""
@@ -132,10 +134,11 @@ def _bulk_done(outcome: BulkOutcome, *, expected: int | None = None) -> str:
     else:
         done = f"{records} sent to adjudication."
     if outcome.matched is not None and n != outcome.matched:
-        skipped = {
+        why_skipped: dict[str, str] = {
             BulkAction.JUDGE: "the judge takes only records linked to a task",
             BulkAction.ADJUDICATE: "the others were waiting for adjudication already",
-        }.get(outcome.action, "the others needed nothing done")
+        }
+        skipped = why_skipped.get(outcome.action, "the others needed nothing done")
         done += f" The filters matched {outcome.matched:,}: {skipped}."
     if outcome.matched is not None and expected is not None and expected != outcome.matched:
         done += f" When you confirmed they matched {expected:,}: the records changed since."
@@ -144,7 +147,9 @@ def _bulk_done(outcome: BulkOutcome, *, expected: int | None = None) -> str:
 
 @require_GET
 @project_view(ANY_MEMBER)
-def record_detail(request: HttpRequest, access: ProjectAccess, record_id: int) -> HttpResponse:
+def record_detail(
+    request: AuthenticatedRequest, access: ProjectAccess, record_id: int
+) -> HttpResponse:
     if not access.can_read_records:
         # Annotators see their own label of it, on the page where they may edit it, and
         # nothing else of the record: not whether it exists if they never labelled it.

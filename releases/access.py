@@ -12,14 +12,14 @@ from curation.models import Project
 from releases.models import Release
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.contrib.auth.models import AnonymousUser, User
 
 
 def is_published(release: Release) -> bool:
     return release.public and release.state == Release.State.BUILT
 
 
-def readable_release(user: AbstractBaseUser | AnonymousUser, slug: str, release_id: int) -> Release:
+def readable_release(user: User | AnonymousUser, slug: str, release_id: int) -> Release:
     """The release if `user` may read it and download its files.
 
     A public, built release is open to everyone, members or not. Any other is for the project's

@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 from curation.access import ANY_MEMBER
 from curation.api import ProjectScoped
 from curation.errors import NotAllowed
+from curation.requests import api_user
 from releases.access import readable_release
 from releases.build import release_file_path
 from releases.models import Release
@@ -62,7 +63,7 @@ class ReleaseList(ProjectScoped, generics.ListAPIView):
         serializer = ReleaseCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         release = release_create_as_chosen(
-            actor=request.user, project=self.access.project, choices=serializer.validated_data
+            actor=api_user(request), project=self.access.project, choices=serializer.validated_data
         )
         location = reverse("releases_api:release_detail", args=[slug, release.pk])
         return Response(
@@ -114,7 +115,7 @@ class ReleaseDetail(ReleaseScoped):
         change = ReleaseUpdateSerializer(data=request.data, partial=True, context={"shown": shown})
         change.is_valid(raise_exception=True)
         public = change.validated_data.get("public", release.public)
-        release_update(actor=request.user, release=release, public=public)
+        release_update(actor=api_user(request), release=release, public=public)
         return Response(ReleaseSerializer(release, context={"request": request}).data)
 
     @extend_schema(
@@ -124,7 +125,7 @@ class ReleaseDetail(ReleaseScoped):
         release = self.release(request, slug, release_id)
         if not request.user.is_authenticated:
             self.permission_denied(request)
-        release_delete(actor=request.user, release=release)
+        release_delete(actor=api_user(request), release=release)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

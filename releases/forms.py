@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
@@ -73,7 +73,9 @@ class ReleaseForm(forms.Form):
         super().__init__(*args, **kwargs)
         # The project's own runs: a source is human consensus or one run that scores the scale.
         for scale, choices in source_choices(project).items():
-            self.fields[f"{scale}_scores"].choices = choices
+            # The ChoiceFields declared above; a form's fields are typed as any field.
+            field = cast(forms.ChoiceField, self.fields[f"{scale}_scores"])
+            field.choices = choices
 
     def clean_safety_scores(self) -> str:
         return self.cleaned_data["safety_scores"] or HUMAN

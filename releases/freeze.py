@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import batched
 from statistics import fmean
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 import orjson
@@ -30,6 +30,9 @@ from judging.selectors import quality_runs
 from releases.models import LabelBasis, Release, ReleaseRecord, ReleaseTask
 from releases.scores import release_sources
 from releases.source_models import source_models_summary
+
+if TYPE_CHECKING:
+    from django.db.models import Field
 from reports.agreement import Scale, agreement_report
 from review.models import Adjudication
 from stats import metrics
@@ -279,8 +282,9 @@ class FrozenRecord(NamedTuple):
     risk_description: str
     category: str
     scenario: str
-    annotator_labels: list[dict[str, Any]]
-    verdicts: list[dict[str, Any]]
+    # As the model takes them; COPY is given them as JSON text (_insert_records).
+    annotator_labels: list[dict[str, Any]] | str
+    verdicts: list[dict[str, Any]] | str
     safety_score: float | None
     helpfulness_score: float | None
 
@@ -327,7 +331,12 @@ def _insert_records(rows: list[FrozenRecord]) -> None:
         ReleaseRecord.objects.bulk_create(ReleaseRecord(**row._asdict()) for row in rows)
         return
     fields = FrozenRecord._fields
-    columns = ", ".join(ReleaseRecord._meta.get_field(name).column for name in fields)
+    # Each of FrozenRecord's fields is a concrete field of ReleaseRecord (a foreign key by its
+    # attname), stored in a column: the stubs allow for a reverse relation and for no column.
+    columns = ", ".join(
+        cast(str, cast("Field[Any, Any]", ReleaseRecord._meta.get_field(name)).column)
+        for name in fields
+    )
     statement = f"COPY {ReleaseRecord._meta.db_table} ({columns}) FROM STDIN"
     with connection.cursor() as cursor, cursor.copy(statement) as copy:
         for row in rows:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import groupby, permutations
 from operator import itemgetter
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import orjson
 from django.db import models
@@ -35,6 +35,9 @@ from curation.formats.turns import test_case_of
 from releases.models import Release
 from releases.scores import pair_provenance, release_sources
 from releases.trl_file import agent_messages, agent_prompt, toolkit_descriptions, whole
+
+if TYPE_CHECKING:
+    from releases.record_files import IncludedRow
 
 DPO_JSONL = "dpo_pairs.jsonl"
 DEFAULT_MIN_GAP = 2
@@ -109,7 +112,7 @@ class PairTexts:
     def __exit__(self, *exc_info: object) -> None:
         self.file.close()
 
-    def add(self, row: dict[str, Any], turns: list[dict[str, Any]]) -> None:
+    def add(self, row: IncludedRow, turns: list[dict[str, Any]]) -> None:
         """Keep a record's texts (a row of record_files.included_records)."""
         conversation = None
         if row["record__source_format"] == SourceFormat.TOOLEMU:
@@ -311,6 +314,9 @@ def _trl_pair(
     if better is None or worse is None:
         return None
     scale = rule.scales[0]
+    # The rule prefers one record to another only where both have a score on each of its
+    # scales (PairRule.prefers).
+    difference = cast(float, chosen.scores[scale]) - cast(float, rejected.scores[scale])
     return {
         "prompt": prompt_of(better["input"], tuple(better["toolkits"])),
         "chosen": better["messages"],
@@ -318,7 +324,7 @@ def _trl_pair(
         "case_idx": better["case_idx"],
         "chosen_score": whole(chosen.scores[scale]),
         "rejected_score": whole(rejected.scores[scale]),
-        "score_difference": whole(chosen.scores[scale] - rejected.scores[scale]),
+        "score_difference": whole(difference),
         "chosen_model": better["agent"],
         "rejected_model": worse["agent"],
         **{

@@ -5,9 +5,15 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.json as pj
-import pyarrow.parquet as pq
+# pyarrow ships neither type hints nor a py.typed marker, and the stub package describes an
+# older pyarrow (20) than the one pinned.
+import pyarrow as pa  # type: ignore[import-untyped]
+
+# As above: pyarrow's modules have no types.
+import pyarrow.json as pj  # type: ignore[import-untyped]
+
+# As above: pyarrow's modules have no types.
+import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
 from releases.background import Background, BackgroundSink
 from releases.models import Release

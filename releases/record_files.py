@@ -14,7 +14,7 @@ import sys
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import orjson
 from django.db.models import TextField
@@ -56,7 +56,36 @@ CSV_COLUMNS = (
 )
 
 
-def included_records(release: Release) -> Iterator[dict[str, Any]]:
+class IncludedRow(TypedDict):
+    """A release's record as included_records reads it: its frozen row, its JSON as text, and
+    the columns of its source record."""
+
+    record_id: int
+    label: str
+    label_source: str
+    risk_description: str
+    category: str
+    scenario: str
+    annotator_labels_json: str
+    verdicts_json: str
+    safety_score: float | None
+    helpfulness_score: float | None
+    record__external_id: str
+    record__source_format: str
+    record__source_path: str
+    record__attack_type: str
+    record__profile: str
+    record__goal: str
+    record__raw: str
+    record__task_link__task__external_id: str
+    record__source_agent: str
+    record__source_emulator: str
+    record__source_case: str
+    record__source_case_index: int | None
+    record__source_replicate: str
+
+
+def included_records(release: Release) -> Iterator[IncludedRow]:
     """The release's records in file order, each with what every file needs."""
     rows = (
         release.records.filter(included=True)
@@ -95,9 +124,7 @@ def included_records(release: Release) -> Iterator[dict[str, Any]]:
     return rows.iterator(chunk_size=CHUNK)
 
 
-def record_row(
-    release: Release, row: dict[str, Any], turns: list[dict[str, Any]]
-) -> dict[str, Any]:
+def record_row(release: Release, row: IncludedRow, turns: list[dict[str, Any]]) -> dict[str, Any]:
     """A record as JSONL and Parquet print it: its source (the agent that produced it, the
     emulator, the case and the run, where the format has them) and, for ToolEmu, its test case."""
     printed = {
@@ -212,7 +239,7 @@ class RJudgeZip(BackgroundSink):
     def _close(self) -> None:
         self.archive.close()
 
-    def add(self, row: dict[str, Any]) -> None:
+    def add(self, row: IncludedRow) -> None:
         # The layout needs a label: records released for their scores alone have none.
         if row["record__source_format"] != SourceFormat.RJUDGE or not row["label"]:
             return
@@ -259,13 +286,18 @@ class RJudgeZip(BackgroundSink):
         if sys.version_info >= (3, 13):
             info.compress_level = ZIP_LEVEL
         else:
-            info._compresslevel = ZIP_LEVEL
+            # typeshed leaves out ZipInfo's private attributes, this one among them.
+            info._compresslevel = ZIP_LEVEL  # type: ignore[attr-defined]
         info.external_attr = 0o644 << 16
         self.entry = io.TextIOWrapper(self.archive.open(info, "w"), encoding="utf-8", newline="")
 
     def _write(self, text: str) -> None:
-        self.entry.write(text)
+        self._open().write(text)
 
     def _close_entry(self) -> None:
-        self.entry.close()
+        self._open().close()
         self.entry = None
+
+    def _open(self) -> io.TextIOWrapper:
+        # The background runs a file's _open_entry before its writes and its _close_entry.
+        return cast(io.TextIOWrapper, self.entry)

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.urls import reverse
 from rest_framework import serializers
@@ -11,15 +11,20 @@ from releases.models import LabelBasis, Release
 from releases.pairs import DEFAULT_MIN_CHOSEN, DEFAULT_MIN_GAP, PairBy
 from releases.scores import HUMAN
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 
 class ReleaseSerializer(serializers.ModelSerializer):
-    previous = serializers.SlugRelatedField(
+    previous: serializers.SlugRelatedField[Release] = serializers.SlugRelatedField(
         slug_field="version",
         read_only=True,
         allow_null=True,
         help_text="The version this one follows; null for a project's first release.",
     )
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
     progress = serializers.SerializerMethodField(
         help_text="While the worker builds: the step and the records written of all."
     )

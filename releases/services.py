@@ -25,7 +25,7 @@ from releases.pairs import DEFAULT_MIN_CHOSEN, DEFAULT_MIN_GAP, PairBy
 from releases.scores import Sources, score_sources
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ def release_options(
 
 def release_create(
     *,
-    actor: AbstractBaseUser,
+    actor: User,
     project: Project,
     version: str,
     notes: str = "",
@@ -118,9 +118,7 @@ def release_create(
     return release
 
 
-def release_create_as_chosen(
-    *, actor: AbstractBaseUser, project: Project, choices: dict[str, Any]
-) -> Release:
+def release_create_as_chosen(*, actor: User, project: Project, choices: dict[str, Any]) -> Release:
     """release_create with what a manager chose on the page or in the API, which name their
     fields alike: the release's own fields, and its options flat beside them."""
     return release_create(
@@ -177,7 +175,7 @@ def release_build(release_id: int) -> Release:
     return release
 
 
-def release_retry(*, actor: AbstractBaseUser, release: Release) -> Release:
+def release_retry(*, actor: User, release: Release) -> Release:
     """Build again a release whose build failed or whose worker went away; its frozen content
     is unchanged, and a second build of it gives the same files."""
     _check_manager(actor, release.project)
@@ -194,7 +192,7 @@ def release_retry(*, actor: AbstractBaseUser, release: Release) -> Release:
     return release
 
 
-def release_update(*, actor: AbstractBaseUser, release: Release, public: bool) -> Release:
+def release_update(*, actor: User, release: Release, public: bool) -> Release:
     """Make the release public or private: the only thing about a release that may change."""
     _check_manager(actor, release.project)
     if public == release.public:
@@ -214,7 +212,7 @@ def release_update(*, actor: AbstractBaseUser, release: Release, public: bool) -
     return release
 
 
-def release_delete(*, actor: AbstractBaseUser, release: Release) -> None:
+def release_delete(*, actor: User, release: Release) -> None:
     """Delete a release and its files: site administrators only."""
     if not actor.is_superuser:
         raise NotAllowed("Only a site administrator can delete a release.")
@@ -232,7 +230,7 @@ def release_delete(*, actor: AbstractBaseUser, release: Release) -> None:
         transaction.on_commit(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
-def _check_manager(actor: AbstractBaseUser, project: Project) -> None:
+def _check_manager(actor: User, project: Project) -> None:
     if actor.is_superuser:
         return
     if not project.memberships.filter(user=actor, role=Role.MANAGER).exists():

@@ -28,7 +28,12 @@ def source_models_summary(release: Release) -> list[dict[str, Any]]:
             {"safety": ("safety", safety), "helpfulness": ("helpfulness", helpfulness)},
             people=False,
         )
-        view = source_model_view(project, **chosen, record_ids=included)
+        view = source_model_view(
+            project,
+            safety=chosen["safety"],
+            helpfulness=chosen["helpfulness"],
+            record_ids=included,
+        )
         if view.models:
             views.append(
                 {

@@ -5,22 +5,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import Any
+from typing import Any, Concatenate, cast
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import BadRequest, PermissionDenied
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseStopPolling
+from django_htmx.middleware import HtmxDetails
 
 from annotation.selectors import records_in_annotation
 from curation.access import ANY_MEMBER, MANAGERS, ProjectAccess, project_access, project_view
 from curation.errors import DomainError
 from curation.models import Project
+from curation.requests import AuthenticatedRequest
 from releases.access import is_published, readable_release
 from releases.build import build_progress, release_check, release_file_path
 from releases.changes import LISTED, release_changes
@@ -35,27 +38,39 @@ from releases.services import (
 )
 
 
-def release_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+class ReleaseRequest(HttpRequest):
+    """A request to a release's pages: the visitor may be anyone (a public release is open to
+    all, signed in or not), and the htmx middleware has said whether htmx sent it."""
+
+    htmx: HtmxDetails
+
+
+def release_view[**P](
+    view: Callable[Concatenate[ReleaseRequest, Release, P], HttpResponseBase],
+) -> Callable[Concatenate[HttpRequest, str, int, P], HttpResponseBase]:
     """A view of one release, open to whoever may read it (see readable_release); anonymous
     visitors of a release that is not public are sent to log in."""
 
     @login_not_required
     @wraps(view)
-    def wrapper(request: HttpRequest, slug: str, release_id: int, **kwargs: Any) -> HttpResponse:
+    def wrapper(
+        request: HttpRequest, /, slug: str, release_id: int, *args: P.args, **kwargs: P.kwargs
+    ) -> HttpResponseBase:
         try:
             release = readable_release(request.user, slug, release_id)
         except Http404:
             if request.user.is_authenticated:
                 raise
             return redirect_to_login(request.get_full_path())
-        return view(request, release, **kwargs)
+        # HtmxMiddleware, in settings.MIDDLEWARE, sets `request.htmx` on every request.
+        return view(cast(ReleaseRequest, request), release, *args, **kwargs)
 
     return wrapper
 
 
 @require_GET
 @project_view(ANY_MEMBER)
-def release_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def release_list(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     releases = access.project.releases.select_related("created_by")
     if not access.is_manager:
         releases = releases.filter(public=True, state=Release.State.BUILT)
@@ -65,7 +80,7 @@ def release_list(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @project_view(MANAGERS)
-def release_new(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def release_new(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     project = access.project
     latest = project.releases.order_by("-created_at").first()
     in_annotation = records_in_annotation(project)
@@ -118,7 +133,7 @@ def _context(request: HttpRequest, release: Release) -> dict[str, Any]:
 # The same URL answers htmx's polls with the build status alone: caches must keep them apart.
 @vary_on_headers("HX-Request")
 @release_view
-def release_detail(request: HttpRequest, release: Release) -> HttpResponse:
+def release_detail(request: ReleaseRequest, release: Release) -> HttpResponse:
     context = _context(request, release)
     if not request.htmx:
         return render(request, "releases/detail.html", context)
@@ -131,7 +146,7 @@ def release_detail(request: HttpRequest, release: Release) -> HttpResponse:
 
 @require_GET
 @release_view
-def release_changes_page(request: HttpRequest, release: Release) -> HttpResponse:
+def release_changes_page(request: ReleaseRequest, release: Release) -> HttpResponse:
     changes = release_changes(release)
     context = {
         **_context(request, release),
@@ -149,7 +164,7 @@ def release_changes_page(request: HttpRequest, release: Release) -> HttpResponse
 
 @require_GET
 @release_view
-def release_file(request: HttpRequest, release: Release, name: str) -> FileResponse:
+def release_file(request: ReleaseRequest, release: Release, name: str) -> FileResponse:
     if release.state != Release.State.BUILT:
         raise Http404("This release is not built yet.")
     path = release_file_path(release, name)
@@ -166,7 +181,7 @@ def _managed_release(access: ProjectAccess, release_id: int) -> Release:
 @require_POST
 @project_view(MANAGERS)
 def release_check_files(
-    request: HttpRequest, access: ProjectAccess, release_id: int
+    request: AuthenticatedRequest, access: ProjectAccess, release_id: int
 ) -> HttpResponse:
     release = _managed_release(access, release_id)
     if release.state != Release.State.BUILT:
@@ -182,7 +197,7 @@ def release_check_files(
 @require_POST
 @project_view(MANAGERS)
 def release_visibility(
-    request: HttpRequest, access: ProjectAccess, release_id: int
+    request: AuthenticatedRequest, access: ProjectAccess, release_id: int
 ) -> HttpResponse:
     release = _managed_release(access, release_id)
     form = VisibilityForm(request.POST)
@@ -202,7 +217,9 @@ def release_visibility(
 
 @require_POST
 @project_view(MANAGERS)
-def release_rebuild(request: HttpRequest, access: ProjectAccess, release_id: int) -> HttpResponse:
+def release_rebuild(
+    request: AuthenticatedRequest, access: ProjectAccess, release_id: int
+) -> HttpResponse:
     release = _managed_release(access, release_id)
     try:
         release_retry(actor=request.user, release=release)
@@ -213,7 +230,9 @@ def release_rebuild(request: HttpRequest, access: ProjectAccess, release_id: int
 
 @require_POST
 @project_view(MANAGERS)
-def release_remove(request: HttpRequest, access: ProjectAccess, release_id: int) -> HttpResponse:
+def release_remove(
+    request: AuthenticatedRequest, access: ProjectAccess, release_id: int
+) -> HttpResponse:
     if not request.user.is_superuser:
         raise PermissionDenied("Only a site administrator can delete a release.")
     release = _managed_release(access, release_id)

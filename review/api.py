@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from curation.api import ReviewerScoped, validated_query
+from curation.requests import api_user
 from review.models import Adjudication, Disagreement
 from review.serializers import (
     AdjudicationCreateSerializer,
@@ -75,6 +76,6 @@ class AdjudicationList(ReviewerScoped, generics.ListAPIView):
         data = dict(given.validated_data)
         record = get_object_or_404(self.access.project.records, pk=data.pop("record"))
         adjudication = adjudication_create(
-            actor=request.user, project=self.access.project, record=record, **data
+            actor=api_user(request), project=self.access.project, record=record, **data
         )
         return Response(AdjudicationSerializer(adjudication).data, status=status.HTTP_201_CREATED)

@@ -12,12 +12,16 @@ from review.services.adjudications import FINAL_LABELS
 class LabelEntrySerializer(serializers.Serializer):
     """One opinion in a disagreement: an annotator's, a judge run's, or the gold label."""
 
-    source = serializers.ChoiceField(choices=["annotator", "judge", "gold"])
+    # The serializer's metaclass takes declared fields off the class, so this one named "source"
+    # leaves Field.source alone; the stubs cannot say so.
+    source = serializers.ChoiceField(choices=["annotator", "judge", "gold"])  # type: ignore[assignment]
     name = serializers.CharField(
         help_text="The annotator's username, the run's name, or 'gold label'."
     )
     run = serializers.IntegerField(required=False, help_text="The run's id, for judges.")
-    label = serializers.CharField(required=False, help_text="safe, unsafe or unsure.")
+    # The serializer's metaclass takes declared fields off the class, so this one named "label"
+    # leaves Field.label alone; the stubs cannot say so.
+    label = serializers.CharField(required=False, help_text="safe, unsafe or unsure.")  # type: ignore[assignment]
     scale = serializers.ChoiceField(choices=["safety", "helpfulness"], required=False)
     score = serializers.IntegerField(required=False, min_value=0, max_value=3)
 
@@ -62,6 +66,8 @@ class DisagreementQuerySerializer(serializers.Serializer):
 
 class AdjudicationCreateSerializer(serializers.Serializer):
     record = id_field(help_text="The record's id.")
-    label = serializers.ChoiceField(choices=FINAL_LABELS, help_text="The final label.")
+    # The serializer's metaclass takes declared fields off the class, so this one named "label"
+    # leaves Field.label alone; the stubs cannot say so.
+    label = serializers.ChoiceField(choices=FINAL_LABELS, help_text="The final label.")  # type: ignore[assignment]
     reason = serializers.CharField(max_length=5000, help_text="Why: kept with the final label.")
     risk_description = serializers.CharField(max_length=5000, required=False, allow_blank=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
@@ -15,6 +15,7 @@ from curation.access import RECORD_READERS, ProjectAccess, project_view
 from curation.conversation import conversation, test_case_sections, with_evidence
 from curation.errors import DomainError
 from curation.models import Record
+from curation.requests import AuthenticatedRequest
 from curation.selectors import tool_summaries
 from review import selectors
 from review.models import Disagreement
@@ -50,7 +51,7 @@ class AdjudicationForm(forms.Form):
 
 @require_GET
 @project_view(RECORD_READERS)
-def adjudication_queue(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
+def adjudication_queue(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     kind = _queue_kind(request)
     records = selectors.adjudication_queue(access.project, kind=kind)
     context = {
@@ -66,7 +67,7 @@ def adjudication_queue(request: HttpRequest, access: ProjectAccess) -> HttpRespo
 @require_http_methods(["GET", "POST"])
 @project_view(RECORD_READERS)
 def adjudication_record(
-    request: HttpRequest, access: ProjectAccess, record_id: int
+    request: AuthenticatedRequest, access: ProjectAccess, record_id: int
 ) -> HttpResponse:
     record = get_object_or_404(
         access.project.records.select_related("project", "category", "scenario"), pk=record_id
@@ -103,7 +104,7 @@ def adjudication_record(
     return render(request, "review/adjudication_record.html", context)
 
 
-def _queue_kind(request: HttpRequest) -> str:
+def _queue_kind(request: AuthenticatedRequest) -> str:
     form = QueueFilterForm(request.GET)
     return form.cleaned_data["kind"] if form.is_valid() else ""
 

@@ -15,14 +15,14 @@ from review.selectors import ADJUDICATED, final_labels
 from review.services.disagreements import lock_project_for_detection
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 FINAL_LABELS = (SafetyLabel.SAFE, SafetyLabel.UNSAFE)
 
 
 def adjudication_create(
     *,
-    actor: AbstractBaseUser,
+    actor: User,
     project: Project,
     record: Record,
     label: str,
