@@ -37,7 +37,7 @@ from releases.scores import pair_provenance, release_sources
 from releases.trl_file import agent_messages, agent_prompt, toolkit_descriptions, whole
 
 if TYPE_CHECKING:
-    from releases.record_files import IncludedRow
+    from releases.included import IncludedRow
 
 DPO_JSONL = "dpo_pairs.jsonl"
 DEFAULT_MIN_GAP = 2

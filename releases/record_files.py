@@ -14,7 +14,7 @@ import sys
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypedDict, cast
+from typing import Any, cast
 
 import orjson
 from django.db.models import TextField
@@ -24,6 +24,7 @@ from curation.choices import SourceFormat
 from curation.formats.turns import test_case_of, turns_of
 from curation.importers.layout import path_part
 from releases.background import Background, BackgroundSink
+from releases.included import IncludedRow
 from releases.models import LabelBasis, Release
 from releases.pairs import PairTexts
 
@@ -54,35 +55,6 @@ CSV_COLUMNS = (
     "helpfulness_score",
     "labels",
 )
-
-
-class IncludedRow(TypedDict):
-    """A release's record as included_records reads it: its frozen row, its JSON as text, and
-    the columns of its source record."""
-
-    record_id: int
-    label: str
-    label_source: str
-    risk_description: str
-    category: str
-    scenario: str
-    annotator_labels_json: str
-    verdicts_json: str
-    safety_score: float | None
-    helpfulness_score: float | None
-    record__external_id: str
-    record__source_format: str
-    record__source_path: str
-    record__attack_type: str
-    record__profile: str
-    record__goal: str
-    record__raw: str
-    record__task_link__task__external_id: str
-    record__source_agent: str
-    record__source_emulator: str
-    record__source_case: str
-    record__source_case_index: int | None
-    record__source_replicate: str
 
 
 def included_records(release: Release) -> Iterator[IncludedRow]:
