@@ -1,5 +1,5 @@
 """Deployment: production settings pass Django's deploy checks, bad settings stop the start-up,
-the README and docker-compose.yml agree with the variables the settings read, and a process
+the manual and docker-compose.yml agree with the variables the settings read, and a process
 carries only the libraries its work needs."""
 
 from __future__ import annotations
@@ -17,13 +17,14 @@ import yaml
 pytestmark = pytest.mark.subprocess
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text()
+# The manual documents every variable and the production settings (the README points to it).
+MANUAL = (ROOT / "docs" / "manual.md").read_text()
 # Every variable the settings read, as env.<type>("NAME", ...).
 SETTINGS_VARIABLES = set(
     re.findall(r'\benv\.\w+\(\s*"([A-Z][A-Z0-9_]*)"', (ROOT / "config/settings.py").read_text())
 )
-# The variables in the README's tables, one row each.
-DOCUMENTED_VARIABLES = set(re.findall(r"^\| `([A-Z][A-Z0-9_]*)` \|", README, re.MULTILINE))
+# The variables in the manual's tables, one row each.
+DOCUMENTED_VARIABLES = set(re.findall(r"^\| `([A-Z][A-Z0-9_]*)` \|", MANUAL, re.MULTILINE))
 
 
 def manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -43,13 +44,13 @@ def manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def production_env(tmp_path: Path) -> dict[str, str]:
-    """The README's production settings, with a real key and this machine's services.
+    """The manual's production settings, with a real key and this machine's services.
 
     VAR_DIR is a folder of the test's own: in a checkout where `./studio up` ran, var/ holds
     the embedded studio's key, which these processes would otherwise read.
     """
-    block = re.search(r"```dotenv\n(.*?)```", README, re.DOTALL)
-    assert block, "The README has no ```dotenv block of production settings."
+    block = re.search(r"```dotenv\n(.*?)```", MANUAL, re.DOTALL)
+    assert block, "The manual has no ```dotenv block of production settings."
     variables = dict(
         line.split("=", 1) for line in block.group(1).splitlines() if line and "=" in line
     )
@@ -145,7 +146,7 @@ def test_pages_workers_and_imports_load_without_the_libraries_of_builds_and_judg
 def test_the_readme_documents_every_variable_the_settings_read() -> None:
     assert SETTINGS_VARIABLES, "No variables found: has the settings' style changed?"
     undocumented = SETTINGS_VARIABLES - DOCUMENTED_VARIABLES
-    assert not undocumented, f"Add these to the README's table: {sorted(undocumented)}"
+    assert not undocumented, f"Add these to the manual's table: {sorted(undocumented)}"
 
 
 def test_the_compose_file_runs_every_service_with_health_checks_and_volumes() -> None:
@@ -175,6 +176,6 @@ def test_the_compose_file_sets_only_variables_the_readme_documents() -> None:
         environment = compose["services"][name]["environment"]
         assert environment["DEBUG"] == "false"
         undocumented = set(environment) - DOCUMENTED_VARIABLES
-        assert not undocumented, f"{name} sets variables the README lacks: {undocumented}"
+        assert not undocumented, f"{name} sets variables the manual lacks: {undocumented}"
         assert environment["DATABASE_URL"].startswith("postgres://")
         assert environment["REDIS_URL"].startswith("redis://")
