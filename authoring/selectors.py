@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
 from authoring.models import Review, Task
@@ -184,4 +185,12 @@ def workflow_stats(project: Project) -> WorkflowStats:
         median_hours=statistics.median(every_wait) if every_wait else None,
         median_hours_by_decision=median_by_decision,
         outcomes_by_author=list(outcomes),
+    )
+
+
+def visible_task(access: ProjectAccess, user: User, task_id: int) -> Task:
+    """The task, if the user may read it; 404 otherwise, so that others' drafts do not leak."""
+    tasks = tasks_visible(access.project, user, roles_of(access))
+    return get_object_or_404(
+        tasks.select_related("author", "risk_category", "reviewer"), pk=task_id
     )

@@ -9,7 +9,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 from django.contrib.auth.validators import UnicodeUsernameValidator
 
-from curation.models import ApiToken, Project, Role
+from curation.models import ApiToken, ImportFormat, Project, Role
 from curation.search_text import search_terms_of
 
 
@@ -110,3 +110,19 @@ class UserSettingsForm(forms.Form):
     may_create_projects = forms.BooleanField(
         required=False, help_text="They then manage the projects they create."
     )
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(
+        help_text="An R-Judge scenario file (.json), a zip of the data folder, or JSONL."
+    )
+    format = forms.ChoiceField(choices=ImportFormat.choices, initial=ImportFormat.AUTO)
+    default_category = forms.CharField(
+        required=False,
+        max_length=100,
+        help_text="For records that name no category and sit in no category folder.",
+    )
+
+
+class ChangesForm(forms.Form):
+    decision = forms.ChoiceField(choices=[("take", "Take the new versions"), ("keep", "Keep")])

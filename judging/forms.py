@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 
 from curation.models import Category, Project
 from judging.client import PARAMETERS
-from judging.models import Judge, JudgeRun, ModelConnection, Panel, PromptTemplate
+from judging.models import Judge, JudgeRun, ModelConnection, Panel, PromptTemplate, Verdict
 from judging.protocols.custom import PLACEHOLDERS
 from judging.services.verdict_import import ID_FIELDS, IMPORTABLE
 
@@ -152,3 +152,9 @@ class PanelForm(forms.Form):
         # The field declared above; a form's fields are typed as any field.
         members = cast("forms.ModelMultipleChoiceField[JudgeRun]", self.fields["members"])
         members.queryset = runs
+
+
+class VerdictFilterForm(forms.Form):
+    parse_status = forms.ChoiceField(
+        required=False, choices=[("", "Any"), *Verdict.Parse.choices], label="Parse status"
+    )

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from releases.card_source_models import source_models_lines
 from releases.changes import LISTED, release_changes
 from releases.models import Release
 from releases.record_files import RECORDS_PARQUET
 from releases.scores import release_sources, source_name
-from releases.source_models import source_models_lines
 
 STATISTIC_NAMES = {
     "percent": "Percent agreement",

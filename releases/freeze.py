@@ -27,9 +27,9 @@ from curation.choices import SafetyLabel
 from curation.models import Project, Record
 from judging.models import JudgeRun, Verdict
 from judging.selectors import quality_runs
+from releases.card_source_models import source_models_summary
 from releases.models import LabelBasis, Release, ReleaseRecord, ReleaseTask
 from releases.scores import release_sources
-from releases.source_models import source_models_summary
 
 if TYPE_CHECKING:
     from django.db.models import Field

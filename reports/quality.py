@@ -23,6 +23,9 @@ from review.selectors import final_labels
 from stats import metrics
 from stats.metrics import Estimate
 
+# A confusion table's shape: the reference is safe or unsafe, a judge's prediction safe, unsafe
+# or invalid (stats.metrics.SAFE, UNSAFE, INVALID).
+REFERENCE_LABELS, PREDICTED_LABELS = 2, 3
 # Runs compared when none are chosen: the latest ones (of as many candidates).
 DEFAULT_RUNS = 2
 DEFAULT_CANDIDATES = 20
@@ -166,9 +169,15 @@ def _group_quality(
     resamples: int,
 ) -> list[Quality]:
     codes, names = grouping
-    cells = np.bincount(
-        codes[at] * 6 + reference * 3 + predicted, minlength=len(names) * 6
-    ).reshape(len(names), 2, 3)
+    # One confusion table per group, counted in one pass: each record's (group, reference,
+    # prediction) is numbered as a cell of a (groups, 2, 3) array, the reference being safe or
+    # unsafe (2) and the prediction safe, unsafe or invalid (3), so that a group's table is its
+    # 2 x 3 = 6 consecutive cells.
+    cells_per_group = REFERENCE_LABELS * PREDICTED_LABELS
+    cell = codes[at] * cells_per_group + reference * PREDICTED_LABELS + predicted
+    cells = np.bincount(cell, minlength=len(names) * cells_per_group).reshape(
+        len(names), REFERENCE_LABELS, PREDICTED_LABELS
+    )
     return [
         _quality(name, table, resamples)
         for name, table in zip(names, cells, strict=True)

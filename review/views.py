@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django import forms
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpResponse
@@ -18,35 +17,10 @@ from curation.models import Record
 from curation.requests import AuthenticatedRequest
 from curation.selectors import tool_summaries
 from review import selectors
-from review.models import Disagreement
+from review.forms import AdjudicationForm, QueueFilterForm
 from review.services.adjudications import adjudication_create
 
 PAGE_SIZE = 50
-
-
-class QueueFilterForm(forms.Form):
-    kind = forms.ChoiceField(
-        required=False, choices=[("", "Any"), *Disagreement.Kind.choices], label="Disagreement"
-    )
-
-
-class AdjudicationForm(forms.Form):
-    label = forms.ChoiceField(
-        choices=[("safe", "Safe"), ("unsafe", "Unsafe")],
-        widget=forms.RadioSelect,
-        label="Final label",
-    )
-    risk_description = forms.CharField(
-        required=False,
-        max_length=5000,
-        widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="What could go wrong, when the record is unsafe.",
-    )
-    reason = forms.CharField(
-        max_length=5000,
-        widget=forms.Textarea(attrs={"rows": 4}),
-        help_text="Why this label: it is kept with the final label.",
-    )
 
 
 @require_GET

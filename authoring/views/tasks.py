@@ -17,7 +17,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from authoring.forms import ReferenceFileForm, TaskForm, VersionForm, message_formset
 from authoring.models import TASK_FIELDS, Task
 from authoring.reference_files import served_content_type
-from authoring.selectors import FieldComment, author_queue, latest_comments, roles_of, tasks_visible
+from authoring.selectors import (
+    FieldComment,
+    author_queue,
+    latest_comments,
+    roles_of,
+    tasks_visible,
+    visible_task,
+)
 from authoring.services.reviews import review_release, review_take
 from authoring.services.tasks import (
     FIELD_LABELS,
@@ -54,14 +61,6 @@ _DONE: dict[str, str] = {
     Action.TAKE: "The task is yours to review.",
     Action.RELEASE: "Given back to the review queue.",
 }
-
-
-def visible_task(access: ProjectAccess, user: User, task_id: int) -> Task:
-    """The task, if the user may read it; 404 otherwise, so that others' drafts do not leak."""
-    tasks = tasks_visible(access.project, user, roles_of(access))
-    return get_object_or_404(
-        tasks.select_related("author", "risk_category", "reviewer"), pk=task_id
-    )
 
 
 @dataclass

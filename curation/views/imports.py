@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django import forms
 from django.contrib import messages
 from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
@@ -13,25 +12,14 @@ from django_htmx.http import HttpResponseStopPolling
 
 from curation.access import MANAGERS, ProjectAccess, project_view
 from curation.errors import DomainError
+from curation.forms import ChangesForm, ImportForm
 from curation.importers import PROBLEM_LIMIT
-from curation.models import ImportFormat, RecordChange
+from curation.models import RecordChange
 from curation.requests import AuthenticatedRequest
 from curation.services.imports import import_batch_create, import_progress
 from curation.services.record_changes import CHANGES_LISTED, record_changes_decide
 
 RECENT_BATCHES = 50
-
-
-class ImportForm(forms.Form):
-    file = forms.FileField(
-        help_text="An R-Judge scenario file (.json), a zip of the data folder, or JSONL."
-    )
-    format = forms.ChoiceField(choices=ImportFormat.choices, initial=ImportFormat.AUTO)
-    default_category = forms.CharField(
-        required=False,
-        max_length=100,
-        help_text="For records that name no category and sit in no category folder.",
-    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -87,10 +75,6 @@ def import_detail(
         # The finished report replaces the progress bar, and htmx stops polling.
         return HttpResponseStopPolling(response.content)
     return response
-
-
-class ChangesForm(forms.Form):
-    decision = forms.ChoiceField(choices=[("take", "Take the new versions"), ("keep", "Keep")])
 
 
 @require_POST

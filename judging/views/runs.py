@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django import forms
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpResponse
@@ -17,8 +16,8 @@ from django_htmx.http import HttpResponseStopPolling
 from curation.access import MANAGERS, RECORD_READERS, ProjectAccess, project_view
 from curation.errors import DomainError
 from curation.requests import AuthenticatedRequest
-from judging.forms import RunForm, VerdictImportForm
-from judging.models import JudgeRun, Verdict
+from judging.forms import RunForm, VerdictFilterForm, VerdictImportForm
+from judging.models import JudgeRun
 from judging.selectors import run_top_errors
 from judging.services.runs import (
     can_retry_errors,
@@ -37,12 +36,6 @@ from judging.services.verdict_import import verdict_import
 
 RECENT_RUNS = 100
 VERDICTS_PER_PAGE = 50
-
-
-class VerdictFilterForm(forms.Form):
-    parse_status = forms.ChoiceField(
-        required=False, choices=[("", "Any"), *Verdict.Parse.choices], label="Parse status"
-    )
 
 
 @require_GET
