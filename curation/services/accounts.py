@@ -60,11 +60,22 @@ def api_token_revoke(*, actor: User, token: ApiToken) -> None:
 
 
 @transaction.atomic
-def password_change(*, user: User, password: str) -> None:
-    """Set the user's own password, already checked against the old one and the validators."""
+def password_change(*, user: User, password: str) -> int:
+    """Set the user's own password, already checked against the old one and the validators,
+    and revoke their API tokens: a password changed because it leaked must not leave a token
+    made with it working. Returns how many tokens were revoked."""
     user.set_password(password)
     user.save(update_fields=["password"])
-    audit_log(actor=user, action="curation.user.password_changed", obj=user)
+    tokens = list(ApiToken.objects.filter(user=user).order_by("pk"))
+    for token in tokens:
+        api_token_revoke(actor=user, token=token)
+    audit_log(
+        actor=user,
+        action="curation.user.password_changed",
+        obj=user,
+        after={"api_tokens_revoked": len(tokens)},
+    )
+    return len(tokens)
 
 
 def _project_creation_permission() -> Permission:

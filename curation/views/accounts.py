@@ -41,10 +41,15 @@ class PasswordChange(auth_views.PasswordChangeView):
     success_url = reverse_lazy("account")
 
     def form_valid(self, form: PasswordChangeForm) -> HttpResponse:
-        password_change(user=form.user, password=form.cleaned_data["new_password1"])
+        revoked = password_change(user=form.user, password=form.cleaned_data["new_password1"])
         # Other sessions of the user end (their hash no longer matches); this one goes on.
         update_session_auth_hash(self.request, form.user)
-        messages.success(self.request, "Your password is changed.")
+        message = "Your password is changed."
+        if revoked:
+            message += (
+                f" Your API tokens ({revoked}) are revoked: make new ones where you need them."
+            )
+        messages.success(self.request, message)
         return redirect(self.get_success_url())
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from curation.models import AuditEvent
+from curation.models import ApiToken, AuditEvent
+from curation.services.accounts import api_token_create
 from tests.factories import PASSWORD, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -78,3 +79,18 @@ def test_other_sessions_of_the_user_end() -> None:
     change(here, PASSWORD, NEW_PASSWORD)
 
     assert elsewhere.get("/").status_code == 302
+
+
+def test_a_changed_password_revokes_the_users_api_tokens_and_says_so() -> None:
+    user, other = UserFactory(), UserFactory()
+    for owner in (user, user, other):
+        api_token_create(user=owner, name="script")
+    client = Client()
+    client.force_login(user)
+
+    response = change(client, PASSWORD, NEW_PASSWORD)
+
+    assert "Your API tokens (2) are revoked" in response.text
+    assert not ApiToken.objects.filter(user=user).exists()
+    assert ApiToken.objects.filter(user=other).count() == 1
+    assert AuditEvent.objects.filter(action="curation.api_token.revoked").count() == 2
