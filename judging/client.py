@@ -157,11 +157,37 @@ def checked_address(host: str, *, allow_private: bool) -> str:
     if not allow_private:
         for text in addresses:
             address = ipaddress.ip_address(text.split("%")[0])
-            # An IPv4 address written as IPv6 (::ffff:127.0.0.1) is judged as what it maps to.
-            mapped = getattr(address, "ipv4_mapped", None) or address
-            if not mapped.is_global or mapped.is_multicast:
+            if not address.is_global or address.is_multicast or _embeds_a_refused_ipv4(address):
                 raise AddressRefused(REFUSED_ADDRESS)
     return addresses[0]
+
+
+# IPv6 prefixes that carry an IPv4 address in their last 32 bits: NAT64's well-known prefix
+# (RFC 6052), which a NAT64 gateway translates to that IPv4 address, and the deprecated
+# IPv4-compatible form (::a.b.c.d). Python's ipaddress calls both global.
+_IPV4_IN_LAST_32_BITS = (
+    ipaddress.IPv6Network("64:ff9b::/96"),
+    ipaddress.IPv6Network("::/96"),
+)
+# NAT64 prefixes a network chooses for itself (RFC 8215), whose IPv4 addresses may sit at any of
+# several offsets: refused whole.
+_LOCAL_NAT64 = ipaddress.IPv6Network("64:ff9b:1::/48")
+
+
+def _embeds_a_refused_ipv4(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether an IPv6 address reaches an IPv4 address that may not be called: written as IPv6
+    (::ffff:127.0.0.1), through NAT64, 6to4 or Teredo, or in the IPv4-compatible form."""
+    if not isinstance(address, ipaddress.IPv6Address):
+        return False
+    if address in _LOCAL_NAT64:
+        return True
+    embedded = [address.ipv4_mapped, address.sixtofour]
+    embedded += [ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)] * any(
+        address in prefix for prefix in _IPV4_IN_LAST_32_BITS
+    )
+    if address.teredo is not None:
+        embedded.append(address.teredo[1])
+    return any(ipv4 is not None and (not ipv4.is_global or ipv4.is_multicast) for ipv4 in embedded)
 
 
 class _CheckedBackend:

@@ -58,6 +58,15 @@ def key(monkeypatch) -> None:
         "::ffff:127.0.0.1",
         "fd00::1",
         "fe80::1",
+        # IPv4 addresses that are not public, reached through IPv6: NAT64 (127.0.0.1, 10.0.0.1),
+        # a network's own NAT64 prefix, the IPv4-compatible form, 6to4 and Teredo.
+        "64:ff9b::7f00:1",
+        "64:ff9b::a00:1",
+        "64:ff9b:1::a00:1",
+        "::7f00:1",
+        "::10.0.0.1",
+        "2002:7f00:1::1",
+        "2001:0:4136:e378:8000:63bf:f5ff:fffe",
     ],
 )
 def test_addresses_that_are_not_public_are_refused(host: str) -> None:
@@ -67,8 +76,9 @@ def test_addresses_that_are_not_public_are_refused(host: str) -> None:
     checked_address(host, allow_private=True)
 
 
-def test_a_public_address_is_called() -> None:
-    checked_address("8.8.8.8", allow_private=False)
+@pytest.mark.parametrize("host", ["8.8.8.8", "64:ff9b::808:808"])
+def test_a_public_address_is_called(host: str) -> None:
+    checked_address(host, allow_private=False)
     checked_address("2001:4860:4860::8888", allow_private=False)
 
 
