@@ -243,6 +243,14 @@ def test_its_settings_file_holds_a_secret_key_only_its_owner_may_read(studio: St
     assert stat.S_IMODE(settings_file.stat().st_mode) == 0o600
 
 
+def test_what_it_writes_only_its_owner_may_read(studio: Studio) -> None:
+    var = studio.folder / "var"
+
+    assert stat.S_IMODE(var.stat().st_mode) == 0o700
+    for name in ("studio.sqlite3", "demo-passwords.json"):
+        assert stat.S_IMODE((var / name).stat().st_mode) & 0o077 == 0, name
+
+
 def test_its_start_warns_of_nothing_it_does_on_purpose(studio: Studio) -> None:
     # The broker on the file system has no host; kombu warned at every start that it had none.
     assert "No hostname was supplied" not in studio.log.read_text()
