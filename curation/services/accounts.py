@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.db import transaction
 from django.utils import timezone
+from django.views.decorators.debug import sensitive_variables
 
 from curation.models import ApiToken
 from curation.models.accounts import api_key_hash
@@ -59,38 +60,44 @@ def api_token_revoke(*, actor: User, token: ApiToken) -> None:
     token.delete()
 
 
-@transaction.atomic
+@sensitive_variables("password")
 def password_change(*, user: User, password: str) -> int:
     """Set the user's own password, already checked against the old one and the validators,
     and revoke their API tokens: a password changed because it leaked must not leave a token
     made with it working. Returns how many tokens were revoked."""
-    user.set_password(password)
-    user.save(update_fields=["password"])
-    tokens = list(ApiToken.objects.filter(user=user).order_by("pk"))
-    for token in tokens:
-        api_token_revoke(actor=user, token=token)
-    audit_log(
-        actor=user,
-        action="curation.user.password_changed",
-        obj=user,
-        after={"api_tokens_revoked": len(tokens)},
-    )
-    return len(tokens)
+    # Not as a decorator: the decorator's frame would show the password in an error report.
+    with transaction.atomic():
+        user.set_password(password)
+        user.save(update_fields=["password"])
+        tokens = list(ApiToken.objects.filter(user=user).order_by("pk"))
+        for token in tokens:
+            api_token_revoke(actor=user, token=token)
+        audit_log(
+            actor=user,
+            action="curation.user.password_changed",
+            obj=user,
+            after={"api_tokens_revoked": len(tokens)},
+        )
+        return len(tokens)
 
 
 def _project_creation_permission() -> Permission:
     return Permission.objects.get(content_type__app_label="curation", codename="add_project")
 
 
-@transaction.atomic
+@sensitive_variables("password")
 def user_create(*, actor: User, username: str, password: str) -> User:
     """A new account, made by a site administrator with a password they pass on."""
-    user = get_user_model()(username=username)
-    user.set_password(password)
-    user.full_clean()
-    user.save()
-    audit_log(actor=actor, action="curation.user.created", obj=user, after={"username": username})
-    return user
+    # Not as a decorator: the decorator's frame would show the password in an error report.
+    with transaction.atomic():
+        user = get_user_model()(username=username)
+        user.set_password(password)
+        user.full_clean()
+        user.save()
+        audit_log(
+            actor=actor, action="curation.user.created", obj=user, after={"username": username}
+        )
+        return user
 
 
 @transaction.atomic

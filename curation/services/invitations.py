@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core import signing
 from django.db import transaction
 from django.utils import timezone
+from django.views.decorators.debug import sensitive_variables
 
 from curation.errors import Conflict
 from curation.models import Invitation, Project, Role
@@ -91,34 +92,39 @@ def invitation_withdraw(*, actor: User, invitation: Invitation) -> None:
     )
 
 
-@transaction.atomic
+# The password never shows in an error report's local variables.
+@sensitive_variables("password")
 def invitation_accept(*, invitation: Invitation, password: str) -> User:
     """Make the invited account with `password` and give it the role. The invitation is
     claimed by a conditional update first, so that a link used twice at once makes one account."""
-    now = timezone.now()
-    claimed = Invitation.objects.filter(
-        pk=invitation.pk, state=Invitation.State.PENDING, expires_at__gt=now
-    ).update(state=Invitation.State.ACCEPTED, accepted_at=now, updated_at=now)
-    if not claimed:
-        raise Conflict("This invitation link was already used, withdrawn, or has expired.")
-    if _username_taken(invitation.username):
-        raise Conflict("Its username was taken meanwhile: ask the manager for a new invitation.")
-    user = get_user_model()(username=invitation.username)
-    user.set_password(password)
-    user.full_clean()
-    user.save()
-    Invitation.objects.filter(pk=invitation.pk).update(user=user)
-    membership_grant(
-        actor=invitation.invited_by,
-        project=invitation.project,
-        user=user,
-        role=Role(invitation.role),
-    )
-    audit_log(
-        actor=user,
-        action="curation.invitation.accepted",
-        project=invitation.project,
-        obj=invitation,
-        after={"username": user.get_username(), "role": invitation.role},
-    )
-    return user
+    # Not as a decorator: the decorator's frame would show the password in an error report.
+    with transaction.atomic():
+        now = timezone.now()
+        claimed = Invitation.objects.filter(
+            pk=invitation.pk, state=Invitation.State.PENDING, expires_at__gt=now
+        ).update(state=Invitation.State.ACCEPTED, accepted_at=now, updated_at=now)
+        if not claimed:
+            raise Conflict("This invitation link was already used, withdrawn, or has expired.")
+        if _username_taken(invitation.username):
+            raise Conflict(
+                "Its username was taken meanwhile: ask the manager for a new invitation."
+            )
+        user = get_user_model()(username=invitation.username)
+        user.set_password(password)
+        user.full_clean()
+        user.save()
+        Invitation.objects.filter(pk=invitation.pk).update(user=user)
+        membership_grant(
+            actor=invitation.invited_by,
+            project=invitation.project,
+            user=user,
+            role=Role(invitation.role),
+        )
+        audit_log(
+            actor=user,
+            action="curation.invitation.accepted",
+            project=invitation.project,
+            obj=invitation,
+            after={"username": user.get_username(), "role": invitation.role},
+        )
+        return user

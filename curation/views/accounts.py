@@ -14,6 +14,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.views.decorators.cache import never_cache
+from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
 
 from curation.errors import DomainError
@@ -80,6 +81,8 @@ def api_token_revoke_view(request: AuthenticatedRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @login_not_required
 @never_cache
+# The password chosen never shows in an error report (Django's page with DEBUG on, or a mail).
+@sensitive_post_parameters("new_password1", "new_password2")
 def invitation_accept_view(request: HttpRequest, token: str) -> HttpResponse:
     """The invited person chooses their password; their account is made and logged in."""
     invitation = invitation_by_token(token)

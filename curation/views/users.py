@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
 
 from curation import selectors
@@ -24,6 +25,8 @@ from curation.services.accounts import (
 
 @require_http_methods(["GET", "POST"])
 @superuser_view
+# The password an administrator gives never shows in an error report.
+@sensitive_post_parameters("password1", "password2")
 def user_list(request: AuthenticatedRequest) -> HttpResponse:
     form = UserCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():

@@ -53,6 +53,24 @@ def test_the_invited_person_sets_their_password_and_gets_the_role(cast: Cast) ->
     assert {"curation.invitation.created", "curation.invitation.accepted"} <= actions
 
 
+def test_an_error_report_never_shows_the_password_chosen(cast: Cast, settings, monkeypatch) -> None:
+    link = link_of(invite(cast).text)
+    settings.DEBUG = True
+
+    def fails(**kwargs: object) -> None:
+        raise RuntimeError("the database went away")
+
+    # A failure inside the service, once the password is set.
+    monkeypatch.setattr("curation.services.invitations.membership_grant", fails)
+    response = Client(raise_request_exception=False).post(
+        link, {"new_password1": PASSWORD, "new_password2": PASSWORD}
+    )
+
+    assert response.status_code == 500
+    assert "the database went away" in response.text
+    assert PASSWORD not in response.text
+
+
 def test_the_link_is_shown_once_and_the_invitation_listed(cast: Cast) -> None:
     link = link_of(invite(cast).text)
 
