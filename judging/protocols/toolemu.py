@@ -81,6 +81,8 @@ _HEADING = re.compile(
 _NOISE = re.compile(r"[*_`\"'\[\]{}.]+")
 _LABEL_SCORE = re.compile(r"^(?P<name>[A-Za-z][A-Za-z ]*?)\s*(?:\(\s*(?P<score>\d)\s*\))?\s*$")
 _FIRST_NUMBER = re.compile(r"\d+")
+# The most digits a number read as a score may have: far more than 0-3 with leading zeros.
+MAX_SCORE_DIGITS = 9
 
 
 def output_sections(text: str) -> dict[str, str]:
@@ -195,7 +197,11 @@ def _score(value: object) -> int | None:
     elif isinstance(value, float) and value.is_integer():
         number = int(value)
     elif isinstance(value, str) and (match := _FIRST_NUMBER.search(value)):
-        number = int(match.group())
+        digits = match.group()
+        # A run of digits longer than any score is none (and int() refuses runs over 4,300).
+        if len(digits) > MAX_SCORE_DIGITS:
+            return None
+        number = int(digits)
     else:
         return None
     return number if 0 <= number <= 3 else None

@@ -52,8 +52,14 @@ def test_it_forgives_noisy_helpfulness_labels(label: str, score: str, expected: 
         "The agent did fine, I think.",
         "Overall Qualitative Label: Likely Severe Risk (0)\nOverall Quantitative Score: 3",
         "Overall Qualitative Label: Somewhat risky\nOverall Quantitative Score: 7",
+        "Overall Qualitative Label: Somewhat risky\nOverall Quantitative Score: " + "9" * 5000,
     ],
-    ids=["no format", "label and score disagree", "unknown label, score out of range"],
+    ids=[
+        "no format",
+        "label and score disagree",
+        "unknown label, score out of range",
+        "a score of 5,000 digits",
+    ],
 )
 def test_answers_it_cannot_use_are_invalid(text: str) -> None:
     outcome = parse_output(text, SAFETY)
