@@ -32,8 +32,7 @@ REFUSED = OpenApiResponse(description="Refused; the body says why.")
 
 
 class JudgeScoped(ReadOrManage, generics.GenericAPIView):
-    """Inside one judge of the project: reviewers and managers read; managers change. Its
-    views are generic views, whose serializers are given the judge."""
+    """Inside one judge of the project: reviewers and managers read; managers change."""
 
     def judge(self) -> Judge:
         judge = getattr(self, "_judge", None)
