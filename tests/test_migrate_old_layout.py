@@ -13,6 +13,7 @@ from annotation.models import Annotation, GuidelineVersion, Lease
 from authoring.models import Review, RiskCategory, Task, TaskRevision
 from curation.models import AuditEvent, Record
 from releases.models import ReleaseTask
+from tests.old_layouts import old_leaves
 
 # The last migrations before the move, and the apps that did not exist then (nor review, which
 # came later).
@@ -23,16 +24,6 @@ OLD_LAYOUT = [
     ("authoring", None),
     ("review", None),
 ]
-
-
-def _old_leaves(executor: MigrationExecutor) -> list[tuple[str, str]]:
-    """The last migration of every app as it was before the move."""
-    old = {app: name for app, name in OLD_LAYOUT}
-    return [
-        (app, old.get(app, name))
-        for app, name in executor.loader.graph.leaf_nodes()
-        if old.get(app, name) is not None
-    ]
 
 
 def _populate(apps) -> dict[str, int]:
@@ -118,7 +109,7 @@ def test_a_database_at_the_old_layout_keeps_every_row_and_its_history() -> None:
     ContentType.objects.filter(app_label__in=["annotation", "authoring"]).delete()
     executor = MigrationExecutor(connection)
     executor.migrate(OLD_LAYOUT)
-    ids = _populate(executor.loader.project_state(_old_leaves(executor)).apps)
+    ids = _populate(executor.loader.project_state(old_leaves(executor, OLD_LAYOUT)).apps)
 
     executor = MigrationExecutor(connection)
     executor.migrate(executor.loader.graph.leaf_nodes())

@@ -15,6 +15,7 @@ from authoring.models import RecordTask, Task
 from curation.models import AuditEvent, Record
 from review.models import Adjudication, Disagreement, PendingCheck
 from review.selectors import final_labels
+from tests.old_layouts import old_leaves
 
 # The last migrations before the move, and the app that did not exist then.
 OLD_LAYOUT = [
@@ -23,16 +24,6 @@ OLD_LAYOUT = [
     ("authoring", "0002_task_imports"),
     ("review", None),
 ]
-
-
-def _old_leaves(executor: MigrationExecutor) -> list[tuple[str, str]]:
-    """The last migration of every app as it was before the move."""
-    old = {app: name for app, name in OLD_LAYOUT}
-    return [
-        (app, old.get(app, name))
-        for app, name in executor.loader.graph.leaf_nodes()
-        if old.get(app, name) is not None
-    ]
 
 
 def _populate(apps) -> dict[str, int]:
@@ -101,7 +92,7 @@ def test_a_database_of_judgings_review_keeps_every_row_and_its_history() -> None
     ContentType.objects.filter(app_label="review").delete()
     executor = MigrationExecutor(connection)
     executor.migrate(OLD_LAYOUT)
-    ids = _populate(executor.loader.project_state(_old_leaves(executor)).apps)
+    ids = _populate(executor.loader.project_state(old_leaves(executor, OLD_LAYOUT)).apps)
 
     executor = MigrationExecutor(connection)
     executor.migrate(executor.loader.graph.leaf_nodes())
