@@ -1,7 +1,7 @@
 """The REST API of the record list: the records with what was said about them, filtered,
 sorted and paged as the record list page does it (hub/record_list.py), and its bulk action.
 
-Served by judging, at the address curation served the list from before the record became the
+Served by the hub, at the address curation served the list from before the record became the
 hub (docs/architecture.md): curation cannot see labels' consensus, disagreements or verdicts.
 Records carry gold labels and everyone's labels and verdicts, which annotators must not see:
 only reviewers and managers read them, only managers act on them.

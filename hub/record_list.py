@@ -1,4 +1,4 @@
-"""The record list as judging sees it: curation's columns and filters of what a record is
+"""The record list as the hub shows it: curation's columns and filters of what a record is
 (curation/record_table.py), and those of what was said about it: its labels (n of k), its
 consensus and final label by the project's one rule, its open disagreements, and the verdicts
 of judge runs (any run: an LLM judge's, imported verdicts, a panel's).

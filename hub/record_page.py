@@ -1,9 +1,10 @@
 """The record page as the hub, for reviewers and managers: everything said and done about one
-record, from every domain below judging.
+record, from every domain below the hub.
 
 Its labels (annotation), the consensus and final label by the project's one rule, who settled
-it and why, every run's verdict, its disagreements (judging), and its history (curation's audit
-log). Annotators never come here: the page sends them to their own label (hub/views.py).
+it and why (review), every run's verdict (judging), its disagreements (review), and its history
+(curation's audit log). Annotators never come here: the page sends them to their own label
+(hub/views.py).
 """
 
 from __future__ import annotations

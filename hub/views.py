@@ -1,7 +1,8 @@
 """The record list and the record page: what every domain says about a project's records.
 
-They live in judging, the first app that sees labels, verdicts and disagreements together
-(docs/architecture.md, "The record as the hub"); curation keeps what a record is made of.
+They are the hub's, which sees labels, verdicts and disagreements together and on which nothing
+depends (docs/architecture.md, "The record as the hub"); curation keeps what a record is made
+of.
 """
 
 from __future__ import annotations
