@@ -182,9 +182,8 @@ def _embeds_a_refused_ipv4(address: ipaddress.IPv4Address | ipaddress.IPv6Addres
     if address in _LOCAL_NAT64:
         return True
     embedded = [address.ipv4_mapped, address.sixtofour]
-    embedded += [ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)] * any(
-        address in prefix for prefix in _IPV4_IN_LAST_32_BITS
-    )
+    if any(address in prefix for prefix in _IPV4_IN_LAST_32_BITS):
+        embedded.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
     if address.teredo is not None:
         embedded.append(address.teredo[1])
     return any(ipv4 is not None and (not ipv4.is_global or ipv4.is_multicast) for ipv4 in embedded)
