@@ -115,6 +115,30 @@ def release_freeze(release: Release) -> dict[str, Any]:
     }
 
 
+class ReleasePreview(NamedTuple):
+    """What a release made now with these choices would hold: its records, and how many are
+    left out for each reason."""
+
+    records: int
+    excluded: dict[str, int]
+
+
+def release_preview(release: Release) -> ReleasePreview:
+    """What release_freeze would put in an unsaved release, counted without writing a row."""
+    streams = _RecordStreams(release)
+    adjudicated = _latest_adjudications(release.project)
+    places = open_places(release.project)
+    records = 0
+    excluded: dict[str, int] = defaultdict(int)
+    for record in _records(release.project):
+        row = _release_record(release, record, streams, adjudicated, places)
+        if row.included:
+            records += 1
+        else:
+            excluded[row.label_source] += 1
+    return ReleasePreview(records, dict(sorted(excluded.items())))
+
+
 def _records(project: Project) -> Iterator[tuple]:
     return (
         Record.objects.filter(project=project)
@@ -159,6 +183,12 @@ class _RecordStreams:
             _verdict_rows(project) if release.options.get("verdicts") else iter(())
         )
         self.sources = release_sources(release.options)
+        # Whether what the release publishes comes from the annotators at all: a release of
+        # runs' scores alone publishes nothing they are still giving, so records they have not
+        # finished are not "still being annotated" for it.
+        self.published_from_people = release.label_basis != LabelBasis.SCORES or any(
+            source.get("source") != "run" for source in self.sources.values()
+        )
         self.run_scores = _ByRecord(_run_score_rows(self.sources))
         # Annotators are numbered annotator_1..n in the order they first appear.
         self.names: dict[int, str] = {}
@@ -299,7 +329,11 @@ def _release_record(
     record_id, category, scenario, gold_label, gold_description, labels_against_k = record
     mine = streams.labels_of(record_id)
     scores = streams.scores_of(record_id, mine)
-    if release.options.get("leave_out_in_annotation") and labels_against_k < places:
+    if (
+        release.options.get("leave_out_in_annotation")
+        and labels_against_k < places
+        and streams.published_from_people
+    ):
         label, source, description = "", IN_ANNOTATION, ""
     elif release.label_basis == LabelBasis.SCORES:
         scored = any(score is not None for score in scores.values())

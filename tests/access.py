@@ -215,6 +215,7 @@ RULES: dict[str, Rule] = {
     "releases:release_rebuild": Rule(MANAGERS, method="post"),
     "releases:release_delete": Rule(SUPERUSERS, method="post"),
     "releases_api:release_list": Rule(MEMBERS, kind="api"),
+    "releases_api:release_preview": Rule(MANAGERS, kind="api", method="post"),
     "releases_api:release_detail": Rule(MANAGERS, kind="api"),
     "releases_api:release_file": Rule(MANAGERS, kind="api"),
     # Benchmark tasks. Moves posted without a version, or that the task's state forbids, come
