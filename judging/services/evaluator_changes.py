@@ -31,8 +31,11 @@ def evaluator_changes_take(*, actor: User, batch: ImportBatch, changes: list[Rec
     """Replace the verdicts the changes name with their new evaluations, in the caller's
     transaction. A verdict deleted since (its run deleted) has nothing left to replace."""
     touched = []
+    runs: dict[str, JudgeRun | None] = {}
     for change in changes:
-        run = _evaluator_run(batch, change.verdict_of)
+        if change.verdict_of not in runs:
+            runs[change.verdict_of] = _evaluator_run(batch, change.verdict_of)
+        run = runs[change.verdict_of]
         verdict = None if run is None else run.verdicts.filter(record_id=change.record_id).first()
         if run is None or verdict is None:
             continue
@@ -45,7 +48,6 @@ def evaluator_changes_take(*, actor: User, batch: ImportBatch, changes: list[Rec
         for name in _READ_FIELDS:
             setattr(verdict, name, getattr(new, name))
         verdict.save(update_fields=list(_READ_FIELDS))
-        _recount(run)
         audit_log(
             actor=actor,
             action="judging.verdict.changed",
@@ -62,6 +64,9 @@ def evaluator_changes_take(*, actor: User, batch: ImportBatch, changes: list[Rec
             },
         )
         touched.append(verdict.record_id)
+    for run in runs.values():
+        if run is not None:
+            _recount(run)
     if touched:
         verdicts_saved.send(sender=JudgeRun, project_id=batch.project_id, record_ids=touched)
 
