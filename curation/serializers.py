@@ -219,8 +219,22 @@ class RecordChangeSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = RecordChange
-        fields = ["record", "record_id", "fields", "state", "decided_by", "decided_at"]
+        fields = [
+            "record",
+            "record_id",
+            "verdict_of",
+            "fields",
+            "state",
+            "decided_by",
+            "decided_at",
+        ]
         read_only_fields = fields
+        extra_kwargs = {
+            "verdict_of": {
+                "help_text": "The imported judge run whose verdict of the record this changes; "
+                "empty when the record's own content changed."
+            }
+        }
 
 
 class RecordChangesDecisionSerializer(serializers.Serializer):
@@ -253,7 +267,8 @@ class ImportBatchDetailSerializer(ImportBatchListSerializer):
     )
     progress = serializers.SerializerMethodField()
     changes = serializers.SerializerMethodField(
-        help_text="Records whose content differs from the stored version (the first 200)."
+        help_text="Records whose content differs from the stored version, and imported "
+        "evaluations that differ from their run's verdict (the first 200)."
     )
 
     class Meta(ImportBatchListSerializer.Meta):

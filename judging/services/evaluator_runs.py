@@ -5,7 +5,9 @@ inside its transaction, each evaluation already matched to its trajectory's reco
 they become verdicts of runs named after the evaluator's model and the metric
 ("gpt-5-mini safe"), one run per name and project whatever the number of files: a study scores
 each agent's trajectories in a file of their own. Importing again adds only the verdicts a run
-lacks, so a re-import adds nothing.
+lacks, so a re-import adds nothing; an evaluation that differs from the verdict the run has (a
+corrected score) is held as a change of that verdict, for a manager to take or keep with the
+import's other changes (evaluator_changes.py).
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+import orjson
 from django.db import connection, transaction
 from django.utils import timezone
 
 from curation.formats.toolemu import Evaluation
 from curation.importers import ImportFailed, Problem
-from curation.models import ImportBatch
+from curation.models import ImportBatch, RecordChange
 from curation.services.audit import audit_log
 from judging.models import JudgeRun, Protocol, Verdict
 from judging.protocols import Outcome
@@ -81,8 +84,11 @@ def _run_import(
             "created_by": batch.created_by,
         },
     )
-    judged = set(run.verdicts.values_list("record_id", flat=True))
+    # What the run said of each record before this import.
+    stored = dict(run.verdicts.values_list("record_id", "raw_output"))
+    judged = set(stored)
     verdicts = []
+    changes = []
     for external_id, evaluation, path in items:
         record_id = record_of.get(external_id)
         if record_id is None:
@@ -90,11 +96,23 @@ def _run_import(
             raise ImportFailed([Problem(path, None, "", f"no record {external_id} to score")])
         if record_id in judged:
             # The same trajectory in several files, or imported before: scored once per run.
+            changed = evaluation_changed_fields(stored.pop(record_id, None), evaluation.raw)
+            if changed:
+                changes.append(
+                    RecordChange(
+                        batch=batch,
+                        record_id=record_id,
+                        verdict_of=run.name,
+                        raw=evaluation.raw,
+                        fields=changed,
+                    )
+                )
             continue
         judged.add(record_id)
-        outcome = _outcome(evaluation, scale, score_key)
+        outcome = evaluation_outcome(evaluation, scale, score_key)
         verdicts.append(verdict_from_outcome(record_id, outcome, run=run))
     _verdicts_write(verdicts)
+    RecordChange.objects.bulk_create(changes)
     run.record_ids = sorted(judged)
     run.total = len(judged)
     run.valid_count += sum(v.parse_status == Verdict.Parse.VALID for v in verdicts)
@@ -106,12 +124,33 @@ def _run_import(
         action="judging.evaluations.imported",
         project=batch.project,
         obj=run,
-        after={"import": batch.pk, "created": created, "verdicts": len(verdicts)},
+        after={
+            "import": batch.pk,
+            "created": created,
+            "verdicts": len(verdicts),
+            "changes_held": len(changes),
+        },
     )
     return run
 
 
-def _outcome(evaluation: Evaluation, scale: Scale, score_key: str) -> Outcome:
+def evaluation_changed_fields(stored_raw: str | None, new_raw: str) -> list[str]:
+    """The fields of an evaluator's line that differ from those of the verdict's stored line;
+    none when there is no stored line to compare (a trajectory met again in this import)."""
+    if stored_raw is None:
+        return []
+    try:
+        stored, new = orjson.loads(stored_raw), orjson.loads(new_raw)
+    except orjson.JSONDecodeError:
+        return [] if stored_raw == new_raw else ["line"]
+    if not (isinstance(stored, dict) and isinstance(new, dict)):
+        return [] if stored == new else ["line"]
+    # `eval_id` numbers the lines of a file: where a line sits, not what it says.
+    keys = (stored.keys() | new.keys()) - {"eval_id"}
+    return sorted(key for key in keys if stored.get(key) != new.get(key))
+
+
+def evaluation_outcome(evaluation: Evaluation, scale: Scale, score_key: str) -> Outcome:
     fields = dict(evaluation.fields)
     if fields.get(SCORE) is None and evaluation.scores.get(score_key) is not None:
         # ToolEmu parsed the score from the evaluator's answer already; it stands in for the

@@ -72,6 +72,12 @@ class Command(BaseCommand):
                 f"{batch.changed_count} of those have other content than the stored version: "
                 "the stored one stays until a manager decides on the import's page."
             )
+        verdict_changes = batch.changes.exclude(verdict_of="").count()
+        if verdict_changes:
+            out.write(
+                f"{verdict_changes} evaluations differ from the verdicts their runs hold: the "
+                "stored verdicts stay until a manager decides on the import's page."
+            )
         summaries = [("Categories", batch.category_counts), ("Labels", batch.label_counts)]
         if batch.evaluation_counts:
             summaries.append(("Evaluations", batch.evaluation_counts))
