@@ -58,7 +58,8 @@ _HELP = {
     "disputed": "yes: only records with an open disagreement; no: only those without.",
     "run": "A run's id: its verdicts are among each record's `verdicts`, and `verdict` "
     "filters by them.",
-    "verdict": "Only records that the run `run` judged so; missing: that it has not judged.",
+    "verdict": "Only records that the run `run` judged so; `score:0` to `score:3`: that it "
+    "scored so (an evaluator's or judge's valid 0-3 score); missing: that it has not judged.",
     "sort": "The order; import order (by id) when not given.",
     "per_page": "Records per page.",
 }
