@@ -47,13 +47,18 @@ def record_list(request: AuthenticatedRequest, access: ProjectAccess) -> HttpRes
     page = paginator.get_page(request.GET.get("page"))
     columns = shown_runs(runs, form.cleaned_data.get("run"))
     list_url = reverse("hub:record_list", args=[project.slug])
+    rows = record_rows(project, list(page.object_list), columns, url_prefix=list_url)
     context = {
         "project": project,
         "access": access,
         "form": form,
         "page": page,
         "runs": columns,
-        "records": record_rows(project, list(page.object_list), columns, url_prefix=list_url),
+        "records": rows,
+        # Columns only some formats fill (R-Judge's attack type, ToolEmu's agent): shown when a
+        # record of the page has one, so that the list is no wider than what it says.
+        "with_attack_type": any(row["attack_type"] for row in rows),
+        "with_source_agent": any(row["source_agent"] for row in rows),
         "not_yet_searchable": selectors.records_not_yet_searchable(project) if searching else 0,
         "bulk": RecordBulkForm(project=project) if access.is_manager else None,
     }
