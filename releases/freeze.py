@@ -34,7 +34,7 @@ from releases.scores import release_sources
 if TYPE_CHECKING:
     from django.db.models import Field
 from reports.agreement import Scale, agreement_report
-from review.models import Adjudication
+from review.models import Adjudication, ScoreAdjudication
 from stats import metrics
 
 # Why a record is left out of a release.
@@ -190,6 +190,7 @@ class _RecordStreams:
             source.get("source") != "run" for source in self.sources.values()
         )
         self.run_scores = _ByRecord(_run_score_rows(self.sources))
+        self.settled_scores = _ByRecord(_settled_score_rows(release.project))
         # Annotators are numbered annotator_1..n in the order they first appear.
         self.names: dict[int, str] = {}
         self.with_annotators = bool(release.options.get("annotator_labels"))
@@ -225,13 +226,16 @@ class _RecordStreams:
 
     def scores_of(self, record_id: int, labels: _Labels) -> dict[str, float | None]:
         """The record's score on each scale from that scale's source: the chosen run's score
-        (a run scores a record once), or the mean of the annotators' scores."""
+        (a run scores a record once), or the final human score: a reviewer's settled score,
+        else the mean of the annotators' scores."""
         by_run = {scale: score for _, scale, score in self.run_scores.take(record_id)}
+        # Oldest first: a scale's latest settled score overwrites the earlier ones.
+        settled = {scale: float(score) for _, scale, score in self.settled_scores.take(record_id)}
         people = {"safety": labels.safety, "helpfulness": labels.helpfulness}
         return {
             scale: by_run.get(scale)
             if self.sources[scale].get("source") == "run"
-            else _mean(people[scale])
+            else settled.get(scale, _mean(people[scale]))
             for scale in SCALES
         }
 
@@ -248,6 +252,16 @@ def _annotation_rows(project: Project) -> Iterator[tuple]:
             "safety_score",
             "helpfulness_score",
         )
+    )
+    return rows.iterator(chunk_size=ROWS_PER_INSERT)
+
+
+def _settled_score_rows(project: Project) -> Iterator[tuple]:
+    """(record id, scale, score) of the reviewers' settled scores, oldest first by record."""
+    rows = (
+        ScoreAdjudication.objects.filter(project=project)
+        .order_by("record_id", "created_at", "id")
+        .values_list("record_id", "scale", "score")
     )
     return rows.iterator(chunk_size=ROWS_PER_INSERT)
 
