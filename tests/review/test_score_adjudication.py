@@ -66,6 +66,10 @@ def test_a_score_gap_is_settled_with_a_score_and_no_label(cast: Cast, apart: Rec
     assert (settled.scale, settled.score, settled.reviewer) == (scale, 1, cast.reviewer)
     assert apart.disagreements.get(kind=Disagreement.Kind.SCORE_GAP).state == "resolved"
     assert not Adjudication.objects.filter(record=apart).exists()
+    record_page = cast.client_for("reviewer").get(
+        reverse("hub:record_detail", args=[cast.project.slug, apart.pk])
+    )
+    assert f"<dt>Settled {scale} score</dt>" in record_page.content.decode()
 
 
 def test_settling_nothing_is_refused_with_what_to_choose(cast: Cast, apart: Record) -> None:
