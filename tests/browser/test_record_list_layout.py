@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import PageEvents
 from tests.conftest import Cast
@@ -58,4 +58,11 @@ def test_runs_with_long_names_keep_the_list_readable(
         assert shape["messageWidth"] >= 200, shape
         # Every column on screen: the first user message is not scrolled out of sight.
         assert shape["tableOverflow"] <= 0, shape
+    # The actions show once a record is chosen, and go again when none is.
+    actions = page.get_by_role("form", name="Act on the chosen records")
+    expect(actions).to_be_hidden()
+    page.get_by_role("checkbox").nth(1).check()
+    expect(actions).to_be_visible()
+    page.get_by_role("checkbox").nth(1).uncheck()
+    expect(actions).to_be_hidden()
     assert page_events.errors == []
