@@ -218,6 +218,13 @@ def release_visibility(
         # The page's buttons send "true" or "false": anything else is not theirs.
         raise BadRequest("Say whether the release is public: true or false.")
     public = form.cleaned_data["public"]
+    if public and release.summary.get("in_annotation") and request.POST.get("confirm") != "yes":
+        messages.error(
+            request,
+            "The release holds records still being annotated: tick “Publish it anyway” to make "
+            "it public, or create a release that leaves them out.",
+        )
+        return redirect("releases:release_detail", access.project.slug, release.pk)
     release_update(actor=request.user, release=release, public=public)
     messages.success(
         request,
