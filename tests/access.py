@@ -95,6 +95,7 @@ RULES: dict[str, Rule] = {
     "hub:record_detail": Rule(RECORD_READERS),
     # Posted without records, it comes back to the list saying so.
     "hub:record_bulk": Rule(MANAGERS, method="post"),
+    "hub:record_export": Rule(RECORD_READERS),
     "curation:import_list": Rule(MANAGERS),
     "curation:import_detail": Rule(MANAGERS),
     "curation:import_changes": Rule(MANAGERS, method="post", data={"decision": "keep"}),
@@ -158,6 +159,7 @@ RULES: dict[str, Rule] = {
     "judging_api:connection_list": Rule(MANAGERS, kind="api"),
     # The record list with everyone's labels and the verdicts: the same readers as the page.
     "hub_api:record_list": Rule(RECORD_READERS, kind="api"),
+    "hub_api:record_export": Rule(RECORD_READERS, kind="api"),
     # Every record that its filters match (those of url_values() have a gold label).
     "hub_api:record_bulk": Rule(
         MANAGERS,

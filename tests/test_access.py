@@ -66,6 +66,7 @@ def url_values(cast: Cast) -> dict[str, object]:
             project=cast.project, record=record, kind=Disagreement.Kind.ANNOTATORS_SPLIT
         ).pk,
         "format": "json",
+        "file_format": "csv",
         **task_values(cast),
         **release_values(cast),
     }
