@@ -115,7 +115,8 @@ def training_example(row: IncludedRow, turns: list[dict[str, Any]]) -> dict[str,
     return {
         "messages": messages,
         "id": row["record__external_id"],
-        "label": label,
+        # Not "label": TRL reads a "label" beside "messages" as another format's column.
+        "safety_label": label,
         "label_source": row["label_source"],
         "adjudicated": row["label_source"] == ADJUDICATED,
         # False: the analysis is the sentence of UNDESCRIBED, not a person's description.
