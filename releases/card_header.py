@@ -20,14 +20,15 @@ from releases.pipeline_files import (
     PIPELINE_LAYOUT,
     TOOLEMU_CASES,
 )
-from releases.record_files import LABELS_CSV, RECORDS_PARQUET
+from releases.record_files import RECORDS_JSONL, RECORDS_PARQUET
 from releases.trl_file import TRL_JSONL
 
-# File -> its config, in the order the card lists them. records.jsonl is left out: it holds the
-# same rows as records.parquet, the default config; the zips and safepro.json are not tables.
+# File -> its config, in the order the card lists them. `datasets` reads every config of a
+# folder with the builder of the first one's files, so every config is a JSON Lines file: the
+# records as records.jsonl (records.parquet holds the same rows, labels.csv some of their
+# columns); the zips and safepro.json are no tables.
 CONFIGS = {
-    RECORDS_PARQUET: "default",
-    LABELS_CSV: "labels",
+    RECORDS_JSONL: "default",
     DPO_JSONL: "dpo_pairs",
     TRL_JSONL: "dpo_pairs_conversational",
     JUDGE_DATASET: "judge_dataset",
