@@ -89,6 +89,7 @@ def test_a_toolemu_study_loads_with_its_cases_and_pairs(
     loaded = loaded_configs(release, offline)
 
     # Released for their scores alone, the trajectories have no label to judge or to learn.
+    assert not (release_folder(release) / "judge_task.py").exists()
     assert sorted(loaded) == [
         "default",
         "dpo_pairs",

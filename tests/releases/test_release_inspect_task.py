@@ -22,7 +22,7 @@ import pytest
 
 from curation.models import Record
 from curation.services.imports import import_path
-from judging.protocols.rjudge import RJudge
+from judging.protocols.rjudge import DECIDE, RJudge
 from judging.services.run_engine.execution import case_of
 from releases.build import release_folder
 from releases.models import LabelBasis, Release
@@ -129,8 +129,12 @@ def test_the_release_measures_a_judge_as_the_quality_page_measures_a_run(
     for name in ("f1", "recall", "specificity", "validity"):
         assert evaluation["metrics"][name] == pytest.approx(studio[name], abs=1e-12), name
     # The answers hold invalid ones and wrong ones: the figures are not the trivial ones.
-    assert 0.5 < studio["validity"] < 1
-    assert 0 < studio["f1"] < 1
+    assert {name: round(value, 4) for name, value in studio.items()} == {
+        "f1": 0.3752,
+        "recall": 0.3721,
+        "specificity": 0.3185,
+        "validity": 0.7145,
+    }
 
 
 def test_each_sample_is_the_prompt_the_studios_rjudge_judges_send(
@@ -168,3 +172,10 @@ def test_the_task_needs_inspect_alone(gold_release: Release) -> None:
         for alias in node.names
     }
     assert imported - set(sys.stdlib_module_names) == {"inspect_ai"}
+    # Its second question is the studio judges' own.
+    (decide,) = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "DECIDE"
+    ]
+    assert ast.literal_eval(decide) == DECIDE
