@@ -20,7 +20,7 @@ from curation.models import Project, Role
 from curation.services.audit import audit_log
 from releases.build import build_files, mark_built, release_folder
 from releases.freeze import ReleasePreview, release_freeze, release_preview
-from releases.models import LabelBasis, Release
+from releases.models import CURRENT_LAYOUT, LabelBasis, Release
 from releases.pairs import DEFAULT_MIN_CHOSEN, DEFAULT_MIN_GAP, PairBy
 from releases.scores import Sources, score_sources
 
@@ -103,7 +103,10 @@ def release_create(
             license=license,
             label_basis=label_basis,
             public=public,
-            options=options if options is not None else release_options(),
+            options={
+                **(options if options is not None else release_options()),
+                "layout": CURRENT_LAYOUT,
+            },
             previous=project.releases.exclude(state=Release.State.FAILED)
             .order_by("-created_at", "-id")
             .first(),
