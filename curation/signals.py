@@ -14,3 +14,8 @@ project_created = Signal()
 # Judging listens, to keep them as runs of verdicts; a receiver that raises ImportFailed fails
 # the import, and nothing of it is kept.
 evaluations_imported = Signal()
+
+# Sent with `batch` and `scores` (a list of curation.importers.inspect_logs.ScorerScores) inside
+# the import's transaction, once its records are written, when it held Inspect samples with
+# scores. Judging listens, to keep each task's scorer as a run of verdicts, as above.
+sample_scores_imported = Signal()

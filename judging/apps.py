@@ -9,9 +9,12 @@ class JudgingConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from curation.signals import evaluations_imported
+        from curation.signals import evaluations_imported, sample_scores_imported
         from judging import receivers
 
         evaluations_imported.connect(
             receivers.keep_evaluations, dispatch_uid="judging.keep_evaluations"
+        )
+        sample_scores_imported.connect(
+            receivers.keep_sample_scores, dispatch_uid="judging.keep_sample_scores"
         )

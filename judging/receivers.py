@@ -6,6 +6,7 @@ from typing import Any
 
 from curation.models import ImportBatch
 from judging.services.evaluator_runs import evaluator_runs_import
+from judging.services.sample_score_runs import sample_score_runs_import
 
 
 def keep_evaluations(
@@ -13,3 +14,11 @@ def keep_evaluations(
 ) -> None:
     """A record import held ToolEmu evaluator files: they become runs, in its transaction."""
     evaluator_runs_import(batch=batch, evaluations=evaluations)
+
+
+def keep_sample_scores(
+    sender: object, *, batch: ImportBatch, scores: list[Any], **kwargs: Any
+) -> None:
+    """A record import held scored Inspect samples: their scores become runs, in its
+    transaction."""
+    sample_score_runs_import(batch=batch, scores=scores)
