@@ -249,5 +249,30 @@ def test_a_file_that_is_no_inspect_log_is_reported_with_its_name(
 
     assert batch.state == ImportBatch.State.FAILED
     assert batch.errors[0]["file"] == "broken.eval"
+    assert batch.errors[0]["index"] is None
     assert batch.errors[0]["message"].startswith("not an Inspect eval log")
     assert not cast.project.records.exists()
+
+
+def test_a_sample_too_large_for_a_record_is_reported_with_its_place(
+    cast: Cast, logs: dict[str, Path], tmp_path: Path
+) -> None:
+    log = read_eval_log(logs["json"])
+    log.eval.task = "t" * 101
+    edited = tmp_path / "long-task.json"
+    write_eval_log(log, str(edited))
+
+    batch = import_path(actor=cast.manager, project=cast.project, path=edited)
+
+    assert batch.state == ImportBatch.State.FAILED
+    problem = batch.errors[0]
+    assert (problem["file"], problem["index"], problem["unit"], problem["field"]) == (
+        "long-task.json",
+        0,
+        "sample",
+        "eval.task",
+    )
+    assert problem["message"] == "the task's name is longer than 100 characters"
+    assert len(batch.errors) == len(SAMPLES) * EPOCHS
+    assert not cast.project.records.exists()
+    assert not cast.project.judge_runs.exists()

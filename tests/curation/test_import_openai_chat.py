@@ -189,3 +189,24 @@ def test_an_upload_through_the_api_is_detected_and_shown_as_text(cast: Cast) -> 
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
     assert HOSTILE not in html
     assert json.dumps("91% used")[1:-1] in html
+
+
+def test_the_import_page_offers_both_new_formats(cast: Cast) -> None:
+    page = cast.client_for("manager").get(reverse("curation:import_list", args=[cast.project.slug]))
+
+    html = page.content.decode()
+    assert '<option value="openai_chat">OpenAI-style chat transcripts' in html
+    assert '<option value="inspect">Inspect eval logs' in html
+
+
+def test_the_import_page_lists_each_problem_with_its_line(cast: Cast, tmp_path: Path) -> None:
+    path = write_file(tmp_path / "agent.jsonl", jsonl_bytes([{"id": "x", "messages": "hi"}]))
+    batch = imported(cast, path, format="openai_chat")
+
+    page = cast.client_for("manager").get(
+        reverse("curation:import_detail", args=[cast.project.slug, batch.pk])
+    )
+
+    html = page.content.decode()
+    assert "line 1" in html
+    assert "must be a list of messages, not empty" in html
