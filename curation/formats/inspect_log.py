@@ -44,6 +44,8 @@ _IDENTITY = ("id", "epoch", "uuid")
 # The task is the records' category, the sample their scenario: the columns' sizes.
 _CATEGORY_MAX_LENGTH = TEXT_FIELDS["category"] or 0
 _SCENARIO_MAX_LENGTH = TEXT_FIELDS["scenario"] or 0
+# Samples read from an `.eval` log at once: few enough to hold in memory together.
+SAMPLES_AT_ONCE = 100
 # Inspect's error texts can be long (a pydantic error per field): the start says enough.
 _ERROR_CHARS = 300
 
@@ -143,39 +145,48 @@ def _check_archive(path: Path, *, max_entries: int, max_unpacked_bytes: int) -> 
 
 
 def _samples(path: Path, log: EvalLog, format: str) -> Iterator[EvalSample | str]:
-    """The log's samples, a sample at a time from an `.eval` log; the text of Inspect's error
-    in place of a sample it cannot read."""
-    from inspect_ai.log import read_eval_log, read_eval_log_sample
+    """The log's samples, SAMPLES_AT_ONCE at a time from an `.eval` log; the text of Inspect's
+    error in place of a sample it cannot read."""
+    from inspect_ai.log import (
+        read_eval_log_sample,
+        read_eval_log_sample_summaries,
+        read_eval_log_samples_by_id,
+    )
 
-    sample_ids = log.eval.dataset.sample_ids
-    if format == "json" or sample_ids is None:
-        if format == "eval":
-            # An old log that lists no sample ids is read whole.
-            try:
-                log = read_eval_log(path, resolve_attachments=True, format="eval")
-            except Exception as error:
-                # As in read_log: why the file is not readable is the user's to read.
-                yield _describe(error)
-                return
+    if format == "json":
         yield from log.samples or []
         return
-    for sample_id in sample_ids:
-        for epoch in range(1, (log.eval.config.epochs or 1) + 1):
-            try:
-                yield read_eval_log_sample(
-                    path,
-                    id=sample_id,
-                    epoch=epoch,
-                    resolve_attachments=True,
-                    format="eval",
-                    exclude_fields={"events", "events_data", "store"},
-                )
-            except IndexError:
-                # A log that stopped early lacks some samples: the others are imported.
-                continue
-            except Exception as error:
-                # As in read_log: why the sample is not readable is the user's to read.
-                yield f"sample {sample_id} (epoch {epoch}): {_describe(error)}"
+    try:
+        # The samples the log holds: one that stopped early lacks some of its dataset's.
+        summaries = read_eval_log_sample_summaries(path, format="eval")
+    except Exception as error:
+        # As in read_log: why the file is not readable is the user's to read.
+        yield _describe(error)
+        return
+    keys = [(summary.id, summary.epoch) for summary in summaries]
+    options: dict[str, Any] = {
+        "resolve_attachments": True,
+        "format": "eval",
+        "exclude_fields": {"events", "events_data", "store"},
+    }
+    for start in range(0, len(keys), SAMPLES_AT_ONCE):
+        chunk = keys[start : start + SAMPLES_AT_ONCE]
+        try:
+            # Inspect reads the archive's directory once for them all: read one by one, it
+            # read it again for every sample, the whole directory each time.
+            samples: list[EvalSample | str] = list(
+                read_eval_log_samples_by_id(path, chunk, **options)
+            )
+        except Exception:
+            # One of them cannot be read: each is read alone, to say which.
+            samples = []
+            for sample_id, epoch in chunk:
+                try:
+                    samples.append(read_eval_log_sample(path, sample_id, epoch, **options))
+                except Exception as error:
+                    # As in read_log: why the sample is not readable is the user's to read.
+                    samples.append(f"sample {sample_id} (epoch {epoch}): {_describe(error)}")
+        yield from samples
 
 
 def sample_record(header: LogHeader, sample: EvalSample) -> NormalisedRecord:

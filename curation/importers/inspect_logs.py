@@ -9,7 +9,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from curation.formats.inspect_log import LogSample, SampleScore, UnreadableLog, read_log
+from curation.formats.inspect_log import (
+    LogSample,
+    SampleScore,
+    UnreadableLog,
+    log_format,
+    read_log,
+)
 from curation.importers.problems import FileRejected, Problem
 from curation.importers.sources import ImportLimits, SourceFile, UnpackedBytes, read_chunks
 
@@ -37,6 +43,8 @@ def log_samples(
         with path.open("wb") as copy:
             for chunk in read_chunks(file, unpacked, limits):
                 copy.write(chunk)
+        # Named as Inspect names its logs, for the parts of its reader that go by the name.
+        path = path.rename(path.with_suffix(f".{log_format(path)}"))
         try:
             yield from read_log(
                 path,
