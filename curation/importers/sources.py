@@ -216,7 +216,8 @@ def _sniffed(suffix_format: ImportFormat, opener: Callable[[], IO[bytes]]) -> Im
         first = orjson.loads(first_line)
     except orjson.JSONDecodeError:
         # A first line longer than what was read is judged by its start.
-        first = {"messages": None} if not newline and b'"messages"' in first_line else None
+        looks_like_chat = b'"messages"' in first_line and b'"contents"' not in first_line
+        first = {"messages": None} if not newline and looks_like_chat else None
     return ImportFormat.OPENAI_CHAT if is_chat_line(first) else suffix_format
 
 

@@ -210,3 +210,18 @@ def test_the_import_page_lists_each_problem_with_its_line(cast: Cast, tmp_path: 
     html = page.content.decode()
     assert "line 1" in html
     assert "must be a list of messages, not empty" in html
+
+
+def test_a_first_transcript_longer_than_what_detection_reads_is_detected(
+    cast: Cast, tmp_path: Path
+) -> None:
+    long = transcript(1)
+    long["messages"][4]["content"] = "disk full " * 20_000  # type: ignore[index]
+    path = write_file(tmp_path / "agent.jsonl", jsonl_bytes([long, transcript(2)]))
+
+    batch = imported(cast, path)
+
+    assert batch.state == ImportBatch.State.SUCCEEDED, batch.errors
+    assert set(cast.project.records.values_list("source_format", flat=True)) == {
+        SourceFormat.OPENAI_CHAT
+    }
