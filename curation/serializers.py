@@ -301,7 +301,11 @@ class ImportBatchDetailSerializer(ImportBatchListSerializer):
 
 class ImportUploadSerializer(serializers.Serializer):
     file = serializers.FileField(
-        help_text="An R-Judge scenario file (.json), a zip of an R-Judge data folder, or JSONL."
+        help_text=(
+            "An R-Judge scenario file (.json), a zip of an R-Judge data folder, JSONL, an "
+            "Inspect eval log (.eval or .json, or a zip of them) or OpenAI-style chat "
+            "transcripts (.jsonl)."
+        )
     )
     format = serializers.ChoiceField(choices=ImportFormat.choices, default=ImportFormat.AUTO)
     default_category = serializers.CharField(

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from curation.models import ImportBatch, RecordChange
 from judging.services.evaluator_changes import evaluator_changes_take
 from judging.services.evaluator_runs import evaluator_runs_import
+from judging.services.sample_score_runs import sample_score_runs_import
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -25,3 +26,11 @@ def take_verdict_changes(
     """A manager took an import's changes, some of them corrected evaluations: in their
     transaction, the verdicts become what the new evaluations say."""
     evaluator_changes_take(actor=actor, batch=batch, changes=changes)
+
+
+def keep_sample_scores(
+    sender: object, *, batch: ImportBatch, scores: list[Any], **kwargs: Any
+) -> None:
+    """A record import held scored Inspect samples: their scores become runs, in its
+    transaction."""
+    sample_score_runs_import(batch=batch, scores=scores)

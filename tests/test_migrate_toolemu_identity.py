@@ -10,7 +10,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from curation.models import Record
 
-BEFORE = [("curation", "0019_record_task_link_to_authoring")]
+BEFORE = [("curation", "0020_import_inspect_logs_and_chat_transcripts")]
 RUN = "r0-3_2025_07_14__09_30_00"
 AGENT = "Qwen3-8B"
 EMULATOR = "gpt-4o-mini"

@@ -82,7 +82,7 @@ def ids_from_content(apps, schema_editor) -> None:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("curation", "0019_record_task_link_to_authoring"),
+        ("curation", "0020_import_inspect_logs_and_chat_transcripts"),
     ]
 
     operations = [

@@ -14,9 +14,11 @@ from curation.models.base import TimeStampedModel
 
 
 class ImportFormat(models.TextChoices):
-    AUTO = "auto", "Detect from the file (R-Judge JSON, folder zip, JSONL)"
+    AUTO = "auto", "Detect from the file (R-Judge JSON, folder zip, JSONL, Inspect log)"
     RJUDGE = "rjudge", "R-Judge JSON (one scenario file, a folder or a zip of it)"
     JSONL = "jsonl", "JSONL, one record per line"
+    INSPECT = "inspect", "Inspect eval logs (.eval or .json; one, a folder or a zip)"
+    OPENAI_CHAT = "openai_chat", "OpenAI-style chat transcripts (JSONL of messages)"
 
 
 class ImportBatch(TimeStampedModel):
@@ -42,7 +44,7 @@ class ImportBatch(TimeStampedModel):
     # Stored under MEDIA_ROOT, outside the web root; empty for imports from a server path.
     upload = models.FileField(upload_to="imports/%Y/%m/", blank=True, max_length=300)
     format = models.CharField(
-        max_length=10, choices=ImportFormat.choices, default=ImportFormat.AUTO
+        max_length=20, choices=ImportFormat.choices, default=ImportFormat.AUTO
     )
     default_category = models.CharField(max_length=100, blank=True)
     state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)

@@ -1,4 +1,4 @@
-"""manage.py import_records <project-slug> <path> [--format auto|rjudge|jsonl] [--category NAME]"""
+"""manage.py import_records <project-slug> <path> [--format FORMAT] [--category NAME]"""
 
 from __future__ import annotations
 
@@ -20,7 +20,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("project", help="The project's slug.")
-        parser.add_argument("path", type=Path, help="A .json, .jsonl or .zip file, or a folder.")
+        parser.add_argument(
+            "path", type=Path, help="A .json, .jsonl, .eval or .zip file, or a folder."
+        )
         parser.add_argument(
             "--format",
             choices=ImportFormat.values,
