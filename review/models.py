@@ -85,6 +85,18 @@ class Disagreement(TimeStampedModel):
     def __str__(self) -> str:
         return f"{self.get_kind_display()} on {self.record_id}"
 
+    def said_by_scale(self) -> list[tuple[str, list[dict]]]:
+        """Who said what, a group per scale for scores ("safety", then "helpfulness") and one
+        unnamed group for labels, so that a line never mixes two questions' answers."""
+        groups: dict[str, list[dict]] = {}
+        for entry in self.labels:
+            groups.setdefault(entry.get("scale") or "", []).append(entry)
+        order = ["", *ScoreScale.values]
+        return sorted(
+            groups.items(),
+            key=lambda group: order.index(group[0]) if group[0] in order else len(order),
+        )
+
 
 class Adjudication(models.Model):
     """A reviewer's final label for a record, and why. The latest one is the record's final

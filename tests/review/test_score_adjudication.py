@@ -48,6 +48,8 @@ def test_the_settle_page_offers_the_disputed_scales_in_their_own_words(
 
     for scale in disputed(apart):
         assert f"Settled {scale} score" in page
+        # Who said what, one scale at a time: never safety and helpfulness in one list.
+        assert f'<span class="said-scale">{scale.capitalize()}:</span>' in page
     if "safety" in disputed(apart):
         assert "0: Likely Severe Risk" in page and "3: Certain No Risk" in page
     if "helpfulness" in disputed(apart):
