@@ -105,3 +105,25 @@ def test_a_release_of_human_scores_takes_the_settled_score(cast: Cast, apart: Re
     rows = {row["id"]: row for row in map(json.loads, lines)}
     assert rows[apart.external_id][f"{scale}_score"] == 2
     assert release.summary["records"] == 1
+
+
+def test_the_evaluators_report_reads_the_settled_score_as_the_peoples(
+    cast: Cast, apart: Record
+) -> None:
+    scale = sorted(disputed(apart))[0]
+    cast.client_for("reviewer").post(
+        settle_url(cast, apart), {f"{scale}_score": "2", "reason": "Settled."}
+    )
+    metric = {"safety": " safe", "helpfulness": " help_ignore_safety"}[scale]
+    run = apart.verdicts.filter(score__isnull=False, run__name__endswith=metric).first()
+    assert run is not None
+
+    report = cast.client_for("reviewer").get(
+        reverse("reports_api:evaluators", args=[cast.project.slug]),
+        {"scale": scale, "first": f"run:{run.run_id}", "second": "consensus"},
+    )
+
+    assert report.status_code == 200, report.content
+    overall = report.json()["overall"]
+    assert overall["n"] == 1
+    assert overall["statistics"]["mean_second"]["value"] == 2
