@@ -3,7 +3,8 @@
 A score source is one run that gives scores (a ToolEmu evaluator, an LLM judge, a panel: any
 run with scores), the people's final score (a reviewer's settled score, else the consensus of
 the annotators' scores by the project's rule), or one annotator. Its scores are one scale: a
-run's is the scale its protocol scores, the others' the scale asked for. Sources are never averaged together: each report names the ones it reads.
+run's is the scale its protocol scores, the others' the scale asked for. Sources are never
+averaged together: each report names the ones it reads.
 """
 
 from __future__ import annotations
