@@ -142,7 +142,9 @@ def _field_errors(body: Any) -> FieldErrors:
         return {"non_field_errors": [str(message) for message in body]}
     if not isinstance(body, dict):
         return {"non_field_errors": [str(body)]}
+    # `detail` is the request's as a whole (a rule of the studio's, not a field's).
     return {
         name: [str(m) for m in messages] if isinstance(messages, list) else [str(messages)]
         for name, messages in body.items()
+        if name != "detail"
     }
