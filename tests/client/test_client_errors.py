@@ -28,7 +28,7 @@ from studio_client import (
 from tests.client.conftest import Connect
 from tests.conftest import Cast
 from tests.factories import rjudge_record
-from tests.releases.helpers import built_release
+from tests.releases.helpers import built_release, record
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -87,6 +87,33 @@ def test_a_version_taken_raises_conflict(cast: Cast, connect: Connect) -> None:
 
     assert raised.value.detail == "Version 1.0.0 of this project exists already."
     assert [release["version"] for release in manager.releases(SLUG)] == ["1.0.0"]
+
+
+def test_an_edit_of_a_label_changed_since_raises_conflict(cast: Cast, connect: Connect) -> None:
+    record(cast.project, 1)
+    annotator = connect(cast.annotator)
+    lease = annotator.claim(SLUG)
+    assert lease is not None
+    label = annotator.submit_label(SLUG, lease["id"], "safe")
+    edited = annotator.edit_label(SLUG, label, "unsafe", risk_description="It deletes mail.")
+
+    with pytest.raises(Conflict):
+        annotator.edit_label(SLUG, label, "unsure")
+
+    (kept,) = annotator.my_labels(SLUG)
+    assert (kept["verdict"], kept["version"]) == ("unsafe", edited["version"])
+    assert edited["version"] > label["version"]
+
+
+def test_a_skipped_record_is_not_offered_again(cast: Cast, connect: Connect) -> None:
+    record(cast.project, 1)
+    annotator = connect(cast.annotator)
+    lease = annotator.claim(SLUG)
+    assert lease is not None
+
+    annotator.skip(SLUG, lease["id"], reason="Not in a language I read.")
+
+    assert annotator.claim(SLUG) is None
 
 
 @pytest.fixture
