@@ -100,7 +100,6 @@ class UploadReader:
         self.on_progress = on_progress
         self.total = os.fstat(file.fileno()).st_size
         self.sent = 0
-        self.name = file.name
 
     def fileno(self) -> int:
         return self.file.fileno()

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import tempfile
+import zipfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import IO, Any, cast
 
 from studio_client import jobs
 from studio_client.http import Http, path_of
@@ -95,18 +98,19 @@ class RecordsApi:
         timeout: float | None = None,
     ) -> ImportBatch:
         """Upload a file of records (an R-Judge scenario file, a zip of a data folder, JSONL:
-        managers) and, unless `wait` is false, follow its import until it ends.
+        managers) and, unless `wait` is false, follow its import until it ends. A folder is
+        zipped first, as one would by hand (the API takes one file).
 
         `on_progress` is called with a Progress as the bytes are sent ("uploading"), then with
         each state of the import. Raises JobFailed if the import failed (its `job["errors"]`
         say where), WaitTimedOut after `timeout` seconds (the import goes on)."""
-        with Path(file).open("rb") as opened:
+        with _upload_of(Path(file)) as (name, opened):
             upload = jobs.UploadReader(opened, on_progress)
             response = self.http.send(
                 "POST",
                 path_of("projects", project, "imports"),
                 data={"format": format, "default_category": default_category},
-                files={"file": (Path(file).name, upload, "application/octet-stream")},
+                files={"file": (name, upload, "application/octet-stream")},
             )
         batch = cast(ImportBatch, response.json())
         if not wait:
@@ -160,3 +164,19 @@ class RecordsApi:
                 timeout=timeout,
             ),
         )
+
+
+@contextmanager
+def _upload_of(path: Path) -> Iterator[tuple[str, IO[bytes]]]:
+    """The file to upload and its name: the file itself, or a zip of a folder (its files under
+    the folder's name, so that an R-Judge data folder's category folders stay categories)."""
+    if not path.is_dir():
+        with path.open("rb") as opened:
+            yield path.name, opened
+        return
+    with tempfile.TemporaryFile() as packed:
+        with zipfile.ZipFile(packed, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for member in sorted(p for p in path.rglob("*") if p.is_file()):
+                archive.write(member, (Path(path.name) / member.relative_to(path)).as_posix())
+        packed.seek(0)
+        yield f"{path.name}.zip", packed
