@@ -24,6 +24,8 @@ RETRIED_STATUSES = frozenset({502, 503, 504})
 
 
 class Http:
+    """One studio's API, called with a token."""
+
     def __init__(
         self,
         base_url: str,

@@ -16,38 +16,41 @@ ProgressCallback = Callable[[Progress], None]
 Kind = Literal["import", "run", "release"]
 
 
+def _import_progress(batch: Any) -> Progress:
+    read = batch.get("progress") or {}
+    done, total = read.get("bytes_read", 0), read.get("bytes_total")
+    return Progress("import", batch["id"], batch["state"], done, total, "bytes")
+
+
+def _run_progress(run: Any) -> Progress:
+    return Progress("run", run["id"], run["state"], run["done"], run["total"], "records")
+
+
+def _release_progress(release: Any) -> Progress:
+    # While it builds, the step it is at ("Records", "Dataset card and manifest", ...).
+    build = release.get("progress") or {}
+    step = build.get("step") or release["state"]
+    done, total = build.get("records") or 0, build.get("total")
+    return Progress("release", release["id"], step, done, total, "records")
+
+
 @dataclass(frozen=True)
 class JobKind:
     name: Kind
     # The states in which the job is over, and of those the one that means it failed.
     ended: frozenset[str]
     failed: str
-
-    def progress(self, job: Any) -> Progress:
-        if self.name == "import":
-            read = job.get("progress") or {}
-            return Progress(
-                self.name,
-                job["id"],
-                job["state"],
-                read.get("bytes_read", 0),
-                read.get("bytes_total"),
-                "bytes",
-            )
-        if self.name == "run":
-            return Progress(
-                self.name, job["id"], job["state"], job["done"], job["total"], "records"
-            )
-        build = job.get("progress") or {}
-        step = build.get("step") or job["state"]
-        return Progress(
-            self.name, job["id"], step, build.get("records") or 0, build.get("total"), "records"
-        )
+    progress: Callable[[Any], Progress]
 
 
-IMPORT = JobKind("import", frozenset({"succeeded", "failed"}), "failed")
-RUN = JobKind("run", frozenset({"succeeded", "failed", "cancelled", "budget_reached"}), "failed")
-RELEASE = JobKind("release", frozenset({"built", "failed"}), "failed")
+IMPORT = JobKind("import", frozenset({"succeeded", "failed"}), "failed", _import_progress)
+RUN = JobKind(
+    "run",
+    frozenset({"succeeded", "failed", "cancelled", "budget_reached"}),
+    "failed",
+    _run_progress,
+)
+RELEASE = JobKind("release", frozenset({"built", "failed"}), "failed", _release_progress)
 
 
 def watch(

@@ -133,7 +133,11 @@ def test_import_labels_a_judge_run_and_a_release_through_the_client(
     release = manager.create_release(
         SLUG, "1.0.0", license="CC BY 4.0", annotator_labels=True, verdicts=True
     )
-    release = manager.wait_for_release(SLUG, release["id"], poll_interval=0.2)
+    building: list[Progress] = []
+    release = manager.wait_for_release(
+        SLUG, release["id"], on_progress=building.append, poll_interval=0.2
+    )
+    assert building[-1].state == "built" and release["built_at"]
     paths = manager.download_release(SLUG, release["id"], tmp_path / "release")
 
     listed = {entry["name"]: entry for entry in release["files"]}
