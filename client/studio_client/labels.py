@@ -6,7 +6,16 @@ from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
 from studio_client.http import Http, path_of
-from studio_client.types import Adjudication, Annotation, Disagreement, Lease, Verdict
+from studio_client.types import (
+    Adjudication,
+    Annotation,
+    Disagreement,
+    DisagreementKind,
+    DisagreementState,
+    Lease,
+    SafetyLabel,
+    Verdict,
+)
 
 
 class LabelsApi:
@@ -73,8 +82,8 @@ class LabelsApi:
         self,
         project: str,
         *,
-        kind: str | None = None,
-        state: str | None = None,
+        kind: DisagreementKind | None = None,
+        state: DisagreementState | None = None,
         record: int | None = None,
     ) -> Iterator[Disagreement]:
         """Disagreements, each with who said what (`labels`): annotators, judges' runs and the
@@ -87,7 +96,13 @@ class LabelsApi:
         return self.http.pages(path_of("projects", project, "adjudications"))
 
     def adjudicate(
-        self, project: str, record_id: int, label: str, *, reason: str, risk_description: str = ""
+        self,
+        project: str,
+        record_id: int,
+        label: SafetyLabel,
+        *,
+        reason: str,
+        risk_description: str = "",
     ) -> Adjudication:
         """Settle a record (reviewers): its final label, and why."""
         body = {

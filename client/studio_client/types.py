@@ -18,11 +18,19 @@ ReleaseState = Literal["pending", "building", "built", "failed"]
 Protocol = Literal["rjudge", "safepro", "toolemu_safety", "toolemu_helpfulness", "custom"]
 ParseStatus = Literal["valid", "invalid", "error"]
 LabelBasis = Literal["final", "gold", "scores"]
+DisagreementKind = Literal[
+    "judge_vs_humans",
+    "annotators_split",
+    "judge_vs_judge",
+    "humans_vs_gold",
+    "score_gap",
+    "requested",
+]
+DisagreementState = Literal["open", "resolved"]
 
 # The record list's filters (hub/record_list.py), by the values the API accepts.
 LabelFilter = Literal["none", "safe", "unsafe"]
 LabelsGiven = Literal["none", "some", "done"]
-Disputed = Literal["yes", "no"]
 VerdictFilter = Literal["safe", "unsafe", "invalid", "error", "missing"]
 RecordSort = Literal["external_id", "-external_id", "labels", "-labels", "-id"]
 PerPage = Literal[25, 50, 100, 200]
@@ -202,10 +210,10 @@ class Disagreement(TypedDict):
     id: int
     record: int
     record_external_id: str
-    kind: str
+    kind: DisagreementKind
     labels: list[LabelEntry]
     weight: int
-    state: Literal["open", "resolved"]
+    state: DisagreementState
     created_at: str
     updated_at: str
     resolved_at: str | None
