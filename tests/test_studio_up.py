@@ -30,7 +30,9 @@ from pathlib import Path
 
 import pytest
 
+from studio_client import StudioClient
 from tests.factories import rjudge_record
+from tests.fake_llm import MODEL, FakeLLM, answer
 
 pytestmark = pytest.mark.subprocess
 
@@ -227,6 +229,80 @@ def test_a_readme_command_typed_beside_it_needs_nothing_exported(
 
     assert result.returncode == 0, result.stderr
     assert "Imported 2 records: 2 new" in result.stdout
+
+
+# What a site administrator and the demo users do in the browser before using the client: a
+# connection to a local endpoint (the fake one), and an API token each, printed for the test.
+CLIENT_SETUP = """
+import json
+from django.contrib.auth.models import User
+from curation.services.accounts import api_token_create
+from judging.models import ModelConnection
+ModelConnection.objects.create(
+    name="Local", base_url={base_url!r}, model_names={model!r}, allow_private=True
+)
+print(json.dumps({{
+    name: api_token_create(user=User.objects.get(username=name), name="client")[1]
+    for name in ("demo-manager", "demo-annotator")
+}}))
+"""
+
+
+def test_the_python_client_drives_it_through_an_import_labels_a_run_and_a_release(
+    studio: Studio, tmp_path: Path
+) -> None:
+    scenario = tmp_path / "archive.json"
+    scenario.write_text(
+        json.dumps([rjudge_record(n, user="Archive my mail.") for n in (5251, 5252)])
+    )
+
+    with FakeLLM(lambda request: answer("unsafe")) as llm:
+        setup = CLIENT_SETUP.format(base_url=llm.base_url, model=MODEL)
+        typed = subprocess.run(  # noqa: S603 (this interpreter, a fixed script)
+            [sys.executable, "manage.py", "shell", "-c", setup],
+            cwd=studio.folder,
+            env=shell_env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        keys = json.loads(typed.stdout.strip().splitlines()[-1])
+        with (
+            StudioClient(studio.url, keys["demo-manager"]) as manager,
+            StudioClient(studio.url, keys["demo-annotator"]) as annotator,
+        ):
+            wait = {"poll_interval": 0.5, "timeout": START_TIMEOUT}
+            batch = manager.import_file("demo", scenario, default_category="Notebook", **wait)
+            imported = {r["id"] for r in manager.records("demo", category="Notebook")}
+
+            lease = annotator.claim("demo")
+            assert lease is not None
+            annotator.submit_label("demo", lease["id"], "safe", evidence_turns=[1])
+            mine = list(annotator.my_labels("demo"))
+
+            (connection,) = manager.connections("demo")
+            judge = manager.create_judge(
+                "demo", name="Local", protocol="rjudge", connection=connection["id"], model=MODEL
+            )
+            run = manager.start_run("demo", judge["id"], categories=["Notebook"])
+            run = manager.wait_for_run("demo", run["id"], **wait)
+            verdicts = list(manager.verdicts("demo", run["id"]))
+
+            release = manager.create_release("demo", "9.0.0", label_basis="gold")
+            release = manager.wait_for_release("demo", release["id"], **wait)
+            files = manager.download_release("demo", release["id"], tmp_path / "release")
+
+    assert (batch["state"], batch["created_count"]) == ("succeeded", 2)
+    assert len(imported) == 2
+    assert [(label["record"]["id"], label["verdict"]) for label in mine] == [
+        (lease["record"]["id"], "safe")
+    ]
+    assert (run["state"], run["valid_count"]) == ("succeeded", 2)
+    assert {(v["record"], v["label"]) for v in verdicts} == {(r, "unsafe") for r in imported}
+    assert {path.name for path in files} == {entry["name"] for entry in release["files"]}
+    released = (tmp_path / "release" / "records.jsonl").read_text()
+    assert '"id":"5251"' in released and '"id":"5252"' in released
 
 
 def test_its_settings_file_holds_a_secret_key_only_its_owner_may_read(studio: Studio) -> None:
