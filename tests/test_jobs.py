@@ -1,5 +1,6 @@
 """Jobs are sent to the workers by the name of their task (curation/jobs.py): every name sent
-must be a task the workers run, or the job would wait in the queue for ever."""
+must be a task the workers run, or the job would wait in the queue for ever. The same holds of
+the jobs workers send again when their worker died (curation/job_leases.py)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,16 @@ import importlib
 from config.celery import app
 from tests.test_layout import MODULES
 
-SENDERS = {"job_send", "job_send_after_commit"}
+SENDERS = {"job_send", "job_send_after_commit", "job_kind_register"}
+# Sends the tasks registered by name (job_kind_register), which are checked there.
+RECOVERY = "curation.job_leases"
 
 
 def _names_sent() -> set[str]:
     names = set()
-    for path in MODULES.values():
+    for module, path in MODULES.items():
+        if module == RECOVERY:
+            continue
         for node in ast.walk(ast.parse(path.read_text())):
             if (
                 isinstance(node, ast.Call)
