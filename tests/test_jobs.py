@@ -43,5 +43,23 @@ def test_every_job_sent_names_a_task_the_workers_run() -> None:
         "curation.tasks.update_search_index",
         "judging.tasks.run_judge",
         "releases.tasks.build_release",
+        "authoring.tasks.run_task_import",
+        "judging.tasks.check_connection",
     }
     assert sent - set(app.tasks) == set()
+
+
+def test_the_leases_of_jobs_name_the_tasks_recovered() -> None:
+    for module in MODULES:
+        if module.endswith(".tasks"):
+            importlib.import_module(module)
+    from authoring.services.import_jobs import TASK_IMPORT_TASK
+    from curation.job_leases import _kinds
+    from curation.services.imports import IMPORT_TASK
+    from curation.services.search import SEARCH_TASK
+    from judging.services.judges import CHECK_TASK
+    from releases.build import BUILD_TASK
+
+    leased = {IMPORT_TASK, SEARCH_TASK, TASK_IMPORT_TASK, BUILD_TASK, CHECK_TASK}
+    assert set(_kinds) == leased
+    assert leased - set(app.tasks) == set()
