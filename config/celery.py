@@ -2,10 +2,14 @@ from __future__ import annotations
 
 import ctypes
 import os
+from typing import TYPE_CHECKING, Any
 
 from celery import Celery, bootsteps, signals
 from celery.utils.log import get_logger
 from django.conf import settings
+
+if TYPE_CHECKING:
+    from celery.worker.consumer import Consumer
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -21,19 +25,19 @@ class JobRecovery(bootsteps.StartStopStep):
     its worker's death though no worker starts. It runs in the worker's own loop (or its timer
     thread), beside the jobs, and takes milliseconds: a few queries and the cache."""
 
-    def __init__(self, consumer: object, **kwargs: object) -> None:
+    def __init__(self, consumer: Consumer, **kwargs: object) -> None:
         super().__init__(consumer, **kwargs)
-        self.timer_entry: object = None
+        self.timer_entry: Any = None
 
-    def start(self, consumer: object) -> None:
+    def start(self, consumer: Consumer) -> None:
         _recover_jobs()
-        self.timer_entry = consumer.timer.call_repeatedly(  # type: ignore[attr-defined]
+        self.timer_entry = consumer.timer.call_repeatedly(
             settings.JOB_STALE_SECONDS / 2, _recover_jobs
         )
 
-    def stop(self, consumer: object) -> None:
+    def stop(self, consumer: Consumer) -> None:
         if self.timer_entry is not None:
-            self.timer_entry.cancel()  # type: ignore[attr-defined]
+            self.timer_entry.cancel()
             self.timer_entry = None
 
     shutdown = stop

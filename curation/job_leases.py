@@ -12,8 +12,9 @@ Every worker, when it starts and every few seconds after (config/celery.py), sen
 jobs that should be running but whose lease nobody holds (`jobs_recover`); each kind of job
 says which of its rows are unfinished (`job_kind_register`, in the app's tasks module). A job
 sent twice runs once: the copy finds the lease taken, or the job finished, and ends; should the
-cache forget a lease, the job's own guard (a locked row, a conditional update, one transaction)
-still writes it once. Redis's visibility timeout, which hands a dead worker's message out again
+cache forget a lease, or two processes take it at once (the embedded file cache's `add` reads,
+then writes), the job's own guard (a locked row, a conditional update, one transaction) still
+writes it once. Redis's visibility timeout, which hands a dead worker's message out again
 only an hour later, is not what recovers a job; the copy it sends then finds the job finished.
 """
 
