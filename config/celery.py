@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import ctypes
 import os
-from typing import TYPE_CHECKING, Any
+import threading
+from typing import TYPE_CHECKING
 
 from celery import Celery, bootsteps, signals
 from celery.utils.log import get_logger
@@ -22,25 +23,33 @@ logger = get_logger(__name__)
 class JobRecovery(bootsteps.StartStopStep):
     """Sends again the jobs whose worker died (curation/job_leases.py): when this worker starts,
     and every half of JOB_STALE_SECONDS after, so that a job is taken over within a minute of
-    its worker's death though no worker starts. It runs in the worker's own loop (or its timer
-    thread), beside the jobs, and takes milliseconds: a few queries and the cache."""
+    its worker's death though no worker starts. A look takes milliseconds (a few queries and
+    the cache); it runs in a thread of its own, beside the jobs. Not on Celery's timer: a look
+    still running there when the worker was stopped kept the worker from ever exiting."""
 
     def __init__(self, consumer: Consumer, **kwargs: object) -> None:
         super().__init__(consumer, **kwargs)
-        self.timer_entry: Any = None
+        self.stopped = threading.Event()
 
     def start(self, consumer: Consumer) -> None:
         _recover_jobs()
-        self.timer_entry = consumer.timer.call_repeatedly(
-            settings.JOB_STALE_SECONDS / 2, _recover_jobs
-        )
+        # An event of its own for each start: the consumer restarts its steps when the broker's
+        # connection comes back.
+        self.stopped = threading.Event()
+        # A daemon: nothing it holds needs finishing when the worker exits.
+        threading.Thread(
+            target=_look_every, args=(self.stopped,), name="job recovery", daemon=True
+        ).start()
 
     def stop(self, consumer: Consumer) -> None:
-        if self.timer_entry is not None:
-            self.timer_entry.cancel()
-            self.timer_entry = None
+        self.stopped.set()
 
     shutdown = stop
+
+
+def _look_every(stopped: threading.Event) -> None:
+    while not stopped.wait(settings.JOB_STALE_SECONDS / 2):
+        _recover_jobs()
 
 
 def _recover_jobs() -> None:
