@@ -20,6 +20,8 @@ class SourceFormat(models.TextChoices):
     RJUDGE = "rjudge", "R-Judge (and ASSEBench)"
     SAFEPRO_RUN = "safepro_run", "SafePro agent run"
     TOOLEMU = "toolemu", "ToolEmu trajectory"
+    INSPECT = "inspect", "Inspect eval sample"
+    OPENAI_CHAT = "openai_chat", "OpenAI-style chat transcript"
 
 
 class ConsensusRule(models.TextChoices):

@@ -17,7 +17,13 @@ from curation.formats.toolemu import split_thinking
 
 ROLE_LABELS = {"user": "User", "agent": "Agent", "environment": "Environment"}
 # An emulator's notes on the output it made up (ToolEmu), shown folded under these names.
-NOTE_LABELS = {"summary": "Emulator's summary", "thought": "Emulator's thought"}
+NOTE_LABELS = {
+    "summary": "Emulator's summary",
+    "thought": "Emulator's thought",
+    # A tool's answer in a chat transcript (Inspect, OpenAI-style): who answered, what failed.
+    "tool": "Tool",
+    "error": "Error",
+}
 
 # Environment outputs bigger than this are collapsed: a page listing file contents or search
 # results in full would bury the agent's actions, which are what the reader judges.

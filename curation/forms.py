@@ -114,7 +114,10 @@ class UserSettingsForm(forms.Form):
 
 class ImportForm(forms.Form):
     file = forms.FileField(
-        help_text="An R-Judge scenario file (.json), a zip of the data folder, or JSONL."
+        help_text=(
+            "An R-Judge scenario file (.json), a zip of the data folder, JSONL, an Inspect eval "
+            "log (.eval or .json) or OpenAI-style chat transcripts (.jsonl)."
+        )
     )
     format = forms.ChoiceField(choices=ImportFormat.choices, initial=ImportFormat.AUTO)
     default_category = forms.CharField(

@@ -219,8 +219,22 @@ class RecordChangeSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = RecordChange
-        fields = ["record", "record_id", "fields", "state", "decided_by", "decided_at"]
+        fields = [
+            "record",
+            "record_id",
+            "verdict_of",
+            "fields",
+            "state",
+            "decided_by",
+            "decided_at",
+        ]
         read_only_fields = fields
+        extra_kwargs = {
+            "verdict_of": {
+                "help_text": "The imported judge run whose verdict of the record this changes; "
+                "empty when the record's own content changed."
+            }
+        }
 
 
 class RecordChangesDecisionSerializer(serializers.Serializer):
@@ -253,7 +267,8 @@ class ImportBatchDetailSerializer(ImportBatchListSerializer):
     )
     progress = serializers.SerializerMethodField()
     changes = serializers.SerializerMethodField(
-        help_text="Records whose content differs from the stored version (the first 200)."
+        help_text="Records whose content differs from the stored version, and imported "
+        "evaluations that differ from their run's verdict (the first 200)."
     )
 
     class Meta(ImportBatchListSerializer.Meta):
@@ -286,7 +301,11 @@ class ImportBatchDetailSerializer(ImportBatchListSerializer):
 
 class ImportUploadSerializer(serializers.Serializer):
     file = serializers.FileField(
-        help_text="An R-Judge scenario file (.json), a zip of an R-Judge data folder, or JSONL."
+        help_text=(
+            "An R-Judge scenario file (.json), a zip of an R-Judge data folder, JSONL, an "
+            "Inspect eval log (.eval or .json, or a zip of them) or OpenAI-style chat "
+            "transcripts (.jsonl)."
+        )
     )
     format = serializers.ChoiceField(choices=ImportFormat.choices, default=ImportFormat.AUTO)
     default_category = serializers.CharField(

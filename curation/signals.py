@@ -14,3 +14,13 @@ project_created = Signal()
 # Judging listens, to keep them as runs of verdicts; a receiver that raises ImportFailed fails
 # the import, and nothing of it is kept.
 evaluations_imported = Signal()
+
+# Sent with `actor`, `batch` and `changes` (RecordChange rows with `verdict_of`) inside the
+# transaction in which a manager takes an import's changes, when some change an imported
+# evaluator's verdict. Judging listens, to replace those verdicts with the new evaluations.
+verdict_changes_taken = Signal()
+
+# Sent with `batch` and `scores` (a list of curation.importers.inspect_logs.ScorerScores) inside
+# the import's transaction, once its records are written, when it held Inspect samples with
+# scores. Judging listens, to keep each task's scorer as a run of verdicts, as above.
+sample_scores_imported = Signal()

@@ -13,10 +13,11 @@ from typing import Any, cast
 
 from django import forms
 from django.db.models import QuerySet
+from django.http import HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -27,11 +28,13 @@ from curation.api import ProjectScoped
 from curation.models import Record
 from curation.requests import api_user
 from curation.selectors import SEARCH_MATCH_LIMIT
+from hub.exports import FORMATS, export_response
 from hub.forms import RecordListForm
 from hub.record_list import (
     COUNT_COLUMNS,
     FILTERS,
     listed_records,
+    matching_record_ids,
     opinions,
     run_choices,
     shown_runs,
@@ -58,7 +61,8 @@ _HELP = {
     "disputed": "yes: only records with an open disagreement; no: only those without.",
     "run": "A run's id: its verdicts are among each record's `verdicts`, and `verdict` "
     "filters by them.",
-    "verdict": "Only records that the run `run` judged so; missing: that it has not judged.",
+    "verdict": "Only records that the run `run` judged so; `score:0` to `score:3`: that it "
+    "scored so (an evaluator's or judge's valid 0-3 score); missing: that it has not judged.",
     "sort": "The order; import order (by id) when not given.",
     "per_page": "Records per page.",
 }
@@ -190,3 +194,31 @@ class RecordBulk(ProjectScoped, APIView):
             **chosen,
         )
         return Response(RecordBulkOutcomeSerializer(outcome).data)
+
+
+@extend_schema(
+    tags=["records"],
+    summary="The records the filters match, with their labels as they stand (reviewers, managers)",
+    parameters=FILTER_PARAMETERS,
+    responses={
+        (200, "application/jsonl"): OpenApiResponse(
+            OpenApiTypes.BINARY,
+            description="A record a line: its consensus, final label, the annotators' labels, "
+            "their mean scores and the settled scores.",
+        ),
+        (200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY, description="A record a row."),
+        400: OpenApiResponse(description="A filter is invalid; the body names it."),
+    },
+)
+class RecordExport(ProjectScoped):
+    """An export at any time of the records the list's filters match, streamed, with no
+    release made: `export.jsonl` or `export.csv`."""
+
+    allowed_roles = RECORD_READERS
+
+    def get(self, request: Request, slug: str, file_format: str) -> HttpResponseBase:
+        if file_format not in FORMATS:
+            raise NotFound("Records are exported as jsonl or csv.")
+        project = self.access.project
+        filters = _valid_form(request, run_choices(project)).cleaned_data
+        return export_response(project, matching_record_ids(project, filters), file_format)

@@ -49,6 +49,8 @@ class RecordListForm(RecordFilterForm):
             ("invalid", "Invalid"),
             ("error", "Error"),
             ("missing", "Not judged"),
+            # A run that scores 0-3 (an evaluator's safety or helpfulness) is filtered by score.
+            *((f"score:{score}", f"Score {score}") for score in range(4)),
         ],
     )
     sort = forms.ChoiceField(

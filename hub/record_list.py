@@ -119,6 +119,9 @@ def _verdict_condition(run_id: int, verdict: str) -> Q:
         return ~Q(pk__in=verdicts.values("record_id"))
     if verdict in ("safe", "unsafe"):
         verdicts = verdicts.filter(parse_status=Verdict.Parse.VALID, label=verdict)
+    elif verdict.startswith("score:"):
+        score = int(verdict.removeprefix("score:"))
+        verdicts = verdicts.filter(parse_status=Verdict.Parse.VALID, score=score)
     else:
         verdicts = verdicts.filter(parse_status=verdict)
     return Q(pk__in=verdicts.values("record_id"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse, QueryDict
+from django.http import Http404, HttpResponse, HttpResponseBase, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -23,8 +23,16 @@ from curation.conversation import conversation, metadata_items, test_case_sectio
 from curation.errors import DomainError
 from curation.record_table import RecordPaginator, filter_form
 from curation.requests import AuthenticatedRequest
+from hub.exports import FORMATS, export_response
 from hub.forms import RecordBulkForm, RecordListForm
-from hub.record_list import listed_records, matching_count, record_rows, run_choices, shown_runs
+from hub.record_list import (
+    listed_records,
+    matching_count,
+    matching_record_ids,
+    record_rows,
+    run_choices,
+    shown_runs,
+)
 from hub.record_page import record_hub
 from hub.services import BulkAction, BulkOutcome, records_bulk_apply
 
@@ -47,19 +55,44 @@ def record_list(request: AuthenticatedRequest, access: ProjectAccess) -> HttpRes
     page = paginator.get_page(request.GET.get("page"))
     columns = shown_runs(runs, form.cleaned_data.get("run"))
     list_url = reverse("hub:record_list", args=[project.slug])
+    rows = record_rows(project, list(page.object_list), columns, url_prefix=list_url)
     context = {
         "project": project,
         "access": access,
         "form": form,
         "page": page,
         "runs": columns,
-        "records": record_rows(project, list(page.object_list), columns, url_prefix=list_url),
+        "records": rows,
+        # Columns only some formats fill (R-Judge's attack type, ToolEmu's agent): shown when a
+        # record of the page has one, so that the list is no wider than what it says.
+        "with_attack_type": any(row["attack_type"] for row in rows),
+        "with_source_agent": any(row["source_agent"] for row in rows),
         "not_yet_searchable": selectors.records_not_yet_searchable(project) if searching else 0,
         "bulk": RecordBulkForm(project=project) if access.is_manager else None,
     }
     # A history restore asks for the whole page, though it comes from htmx too.
     partial = request.htmx and not request.htmx.history_restore_request
     return render(request, "hub/record_list.html" + ("#results" if partial else ""), context)
+
+
+@require_GET
+@project_view(RECORD_READERS)
+def record_export(
+    request: AuthenticatedRequest, access: ProjectAccess, file_format: str
+) -> HttpResponseBase:
+    """The records the list's filters match, with their labels as they stand, as a download."""
+    if file_format not in FORMATS:
+        raise Http404("Records are exported as jsonl or csv.")
+    form = RecordListForm.of_project(access.project, request.GET)
+    if not form.is_valid():
+        messages.error(request, "The filters are not valid: correct them on the list, then export.")
+        return redirect(reverse("hub:record_list", args=[access.project.slug]))
+    try:
+        ids = matching_record_ids(access.project, form.cleaned_data)
+    except DomainError as error:
+        messages.error(request, error.message)
+        return redirect(reverse("hub:record_list", args=[access.project.slug]))
+    return export_response(access.project, ids, file_format)
 
 
 @require_POST

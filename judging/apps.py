@@ -9,9 +9,19 @@ class JudgingConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from curation.signals import evaluations_imported
+        from curation.signals import (
+            evaluations_imported,
+            sample_scores_imported,
+            verdict_changes_taken,
+        )
         from judging import receivers
 
         evaluations_imported.connect(
             receivers.keep_evaluations, dispatch_uid="judging.keep_evaluations"
+        )
+        verdict_changes_taken.connect(
+            receivers.take_verdict_changes, dispatch_uid="judging.take_verdict_changes"
+        )
+        sample_scores_imported.connect(
+            receivers.keep_sample_scores, dispatch_uid="judging.keep_sample_scores"
         )

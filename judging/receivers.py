@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from curation.models import ImportBatch
+from curation.models import ImportBatch, RecordChange
+from judging.services.evaluator_changes import evaluator_changes_take
 from judging.services.evaluator_runs import evaluator_runs_import
+from judging.services.sample_score_runs import sample_score_runs_import
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def keep_evaluations(
@@ -13,3 +18,19 @@ def keep_evaluations(
 ) -> None:
     """A record import held ToolEmu evaluator files: they become runs, in its transaction."""
     evaluator_runs_import(batch=batch, evaluations=evaluations)
+
+
+def take_verdict_changes(
+    sender: object, *, actor: User, batch: ImportBatch, changes: list[RecordChange], **kwargs: Any
+) -> None:
+    """A manager took an import's changes, some of them corrected evaluations: in their
+    transaction, the verdicts become what the new evaluations say."""
+    evaluator_changes_take(actor=actor, batch=batch, changes=changes)
+
+
+def keep_sample_scores(
+    sender: object, *, batch: ImportBatch, scores: list[Any], **kwargs: Any
+) -> None:
+    """A record import held scored Inspect samples: their scores become runs, in its
+    transaction."""
+    sample_score_runs_import(batch=batch, scores=scores)

@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from curation.access import ANY_MEMBER
+from curation.access import ANY_MEMBER, MANAGERS
 from curation.api import ProjectScoped
 from curation.errors import NotAllowed
 from curation.requests import api_user
@@ -28,10 +28,17 @@ from releases.build import release_file_path
 from releases.models import Release
 from releases.serializers import (
     ReleaseCreateSerializer,
+    ReleasePreviewResultSerializer,
+    ReleasePreviewSerializer,
     ReleaseSerializer,
     ReleaseUpdateSerializer,
 )
-from releases.services import release_create_as_chosen, release_delete, release_update
+from releases.services import (
+    release_create_as_chosen,
+    release_delete,
+    release_preview_as_chosen,
+    release_update,
+)
 
 
 @extend_schema(tags=["releases"])
@@ -72,6 +79,26 @@ class ReleaseList(ProjectScoped, generics.ListAPIView):
             status=status.HTTP_202_ACCEPTED,
             headers={"Location": location},
         )
+
+
+@extend_schema(tags=["releases"])
+class ReleasePreview(ProjectScoped):
+    """What a release made now with these choices would hold, before any version is used."""
+
+    allowed_roles = MANAGERS
+
+    @extend_schema(
+        summary="Count what a release would hold and why the rest would be left out (managers)",
+        request=ReleasePreviewSerializer,
+        responses={200: ReleasePreviewResultSerializer},
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        serializer = ReleasePreviewSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        preview = release_preview_as_chosen(
+            actor=api_user(request), project=self.access.project, choices=serializer.validated_data
+        )
+        return Response({"records": preview.records, "excluded": preview.excluded})
 
 
 class ReleaseScoped(APIView):

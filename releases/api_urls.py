@@ -10,6 +10,11 @@ RELEASE = "projects/<slug:slug>/releases/<int:release_id>"
 
 urlpatterns: list[object] = [
     path("projects/<slug:slug>/releases/", api.ReleaseList.as_view(), name="release_list"),
+    path(
+        "projects/<slug:slug>/releases/preview/",
+        api.ReleasePreview.as_view(),
+        name="release_preview",
+    ),
     path(f"{RELEASE}/", api.ReleaseDetail.as_view(), name="release_detail"),
     path(f"{RELEASE}/files/<str:name>", api.ReleaseFile.as_view(), name="release_file"),
 ]

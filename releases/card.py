@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from releases.card_header import card_header, usage_lines
 from releases.card_source_models import source_models_lines
 from releases.changes import LISTED, release_changes
 from releases.models import Release
-from releases.record_files import RECORDS_PARQUET
 from releases.scores import release_sources, source_name
 
 STATISTIC_NAMES = {
@@ -27,11 +27,7 @@ def dataset_card(release: Release, files: list[str]) -> str:
     project = release.project
     lines = [
         "---",
-        f"license: {_yaml_text(release.license)}",
-        f"pretty_name: {_yaml_text(f'{project.name} {release.version}')}",
-        "configs:",
-        "- config_name: default",
-        f"  data_files: {RECORDS_PARQUET}",
+        *card_header(release, files, f"{project.name} {release.version}"),
         "---",
         "",
         f"# {project.name} {release.version}",
@@ -54,6 +50,7 @@ def dataset_card(release: Release, files: list[str]) -> str:
         "- Files: " + ", ".join(f"`{name}`" for name in files) + " (sizes and SHA-256 in "
         "`manifest.json`).",
         "",
+        *usage_lines(release, files),
         *_counts(summary),
         *_scores(release),
         *_excluded(summary),
@@ -63,12 +60,6 @@ def dataset_card(release: Release, files: list[str]) -> str:
         *_changelog(release),
     ]
     return "\n".join(lines).rstrip() + "\n"
-
-
-def _yaml_text(text: str) -> str:
-    # A double-quoted YAML scalar: whatever the text says, it stays one value.
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
-    return f'"{escaped}"'
 
 
 def _counts(summary: dict[str, Any]) -> list[str]:

@@ -34,7 +34,7 @@ from releases.scores import release_sources
 if TYPE_CHECKING:
     from django.db.models import Field
 from reports.agreement import Scale, agreement_report
-from review.models import Adjudication
+from review.models import Adjudication, ScoreAdjudication
 from stats import metrics
 
 # Why a record is left out of a release.
@@ -115,6 +115,30 @@ def release_freeze(release: Release) -> dict[str, Any]:
     }
 
 
+class ReleasePreview(NamedTuple):
+    """What a release made now with these choices would hold: its records, and how many are
+    left out for each reason."""
+
+    records: int
+    excluded: dict[str, int]
+
+
+def release_preview(release: Release) -> ReleasePreview:
+    """What release_freeze would put in an unsaved release, counted without writing a row."""
+    streams = _RecordStreams(release)
+    adjudicated = _latest_adjudications(release.project)
+    places = open_places(release.project)
+    records = 0
+    excluded: dict[str, int] = defaultdict(int)
+    for record in _records(release.project):
+        row = _release_record(release, record, streams, adjudicated, places)
+        if row.included:
+            records += 1
+        else:
+            excluded[row.label_source] += 1
+    return ReleasePreview(records, dict(sorted(excluded.items())))
+
+
 def _records(project: Project) -> Iterator[tuple]:
     return (
         Record.objects.filter(project=project)
@@ -159,7 +183,14 @@ class _RecordStreams:
             _verdict_rows(project) if release.options.get("verdicts") else iter(())
         )
         self.sources = release_sources(release.options)
+        # Whether what the release publishes comes from the annotators at all: a release of
+        # runs' scores alone publishes nothing they are still giving, so records they have not
+        # finished are not "still being annotated" for it.
+        self.published_from_people = release.label_basis != LabelBasis.SCORES or any(
+            source.get("source") != "run" for source in self.sources.values()
+        )
         self.run_scores = _ByRecord(_run_score_rows(self.sources))
+        self.settled_scores = _ByRecord(_settled_score_rows(release.project))
         # Annotators are numbered annotator_1..n in the order they first appear.
         self.names: dict[int, str] = {}
         self.with_annotators = bool(release.options.get("annotator_labels"))
@@ -195,13 +226,16 @@ class _RecordStreams:
 
     def scores_of(self, record_id: int, labels: _Labels) -> dict[str, float | None]:
         """The record's score on each scale from that scale's source: the chosen run's score
-        (a run scores a record once), or the mean of the annotators' scores."""
+        (a run scores a record once), or the final human score: a reviewer's settled score,
+        else the mean of the annotators' scores."""
         by_run = {scale: score for _, scale, score in self.run_scores.take(record_id)}
+        # Oldest first: a scale's latest settled score overwrites the earlier ones.
+        settled = {scale: float(score) for _, scale, score in self.settled_scores.take(record_id)}
         people = {"safety": labels.safety, "helpfulness": labels.helpfulness}
         return {
             scale: by_run.get(scale)
             if self.sources[scale].get("source") == "run"
-            else _mean(people[scale])
+            else settled.get(scale, _mean(people[scale]))
             for scale in SCALES
         }
 
@@ -218,6 +252,16 @@ def _annotation_rows(project: Project) -> Iterator[tuple]:
             "safety_score",
             "helpfulness_score",
         )
+    )
+    return rows.iterator(chunk_size=ROWS_PER_INSERT)
+
+
+def _settled_score_rows(project: Project) -> Iterator[tuple]:
+    """(record id, scale, score) of the reviewers' settled scores, oldest first by record."""
+    rows = (
+        ScoreAdjudication.objects.filter(project=project)
+        .order_by("record_id", "created_at", "id")
+        .values_list("record_id", "scale", "score")
     )
     return rows.iterator(chunk_size=ROWS_PER_INSERT)
 
@@ -299,7 +343,11 @@ def _release_record(
     record_id, category, scenario, gold_label, gold_description, labels_against_k = record
     mine = streams.labels_of(record_id)
     scores = streams.scores_of(record_id, mine)
-    if release.options.get("leave_out_in_annotation") and labels_against_k < places:
+    if (
+        release.options.get("leave_out_in_annotation")
+        and labels_against_k < places
+        and streams.published_from_people
+    ):
         label, source, description = "", IN_ANNOTATION, ""
     elif release.label_basis == LabelBasis.SCORES:
         scored = any(score is not None for score in scores.values())

@@ -11,6 +11,13 @@ from django.db import models
 
 from curation.models import TimeStampedModel
 
+# What a release is built into, kept in its options at creation ("layout"), so that a release
+# rebuilds into the very files and bytes it was first built into, whatever the studio learned
+# since. 1 (releases made before layouts were kept): the records, labels, pairs, tasks and the
+# card. 2: also the Inspect task and dataset, the judge training files, the ToolEmu cases, and
+# the metadata in the card's header by which the Hugging Face Hub reads every file.
+CURRENT_LAYOUT = 2
+
 
 class LabelBasis(models.TextChoices):
     FINAL = "final", "Final labels: adjudicated, else the human consensus"
@@ -46,7 +53,8 @@ class Release(TimeStampedModel):
     public = models.BooleanField(default=False)
     # What the files include: {"annotator_labels": bool, "verdicts": bool,
     #  "dpo": {"by": "safety" | "helpfulness" | "both", "min_gap": 2, "min_chosen": 2},
-    #  "scores": {"safety": source, "helpfulness": source}} (releases/scores.py says a source)
+    #  "scores": {"safety": source, "helpfulness": source}, (releases/scores.py says a source)
+    #  "layout": CURRENT_LAYOUT when it was created}
     options = models.JSONField(default=dict, blank=True)
     # Counts frozen at creation: records in and out (with why), tasks.
     summary = models.JSONField(default=dict, blank=True)
@@ -69,6 +77,11 @@ class Release(TimeStampedModel):
 
     def __str__(self) -> str:
         return f"{self.project} {self.version}"
+
+    @property
+    def layout(self) -> int:
+        """The layout of files it was created for (CURRENT_LAYOUT above)."""
+        return int(self.options.get("layout", 1))
 
 
 class ReleaseRecord(models.Model):

@@ -27,6 +27,7 @@ from releases.background import Background, BackgroundSink
 from releases.included import IncludedRow
 from releases.models import LabelBasis, Release
 from releases.pairs import PairTexts
+from releases.pipeline_files import PIPELINE_LAYOUT, PipelineFiles
 
 RJUDGE_ZIP = "rjudge.zip"
 RECORDS_JSONL = "records.jsonl"
@@ -146,6 +147,7 @@ def write_record_files(
         open(folder / RECORDS_JSONL, "wb") as jsonl,
         ParquetSink(folder / RECORDS_PARQUET, parquet_schema(release)) as parquet,
         open(folder / LABELS_CSV, "w", encoding="utf-8", newline="") as labels,
+        PipelineFiles(release.project, folder) as pipeline,
     ):
         table = csv.writer(labels, lineterminator="\n")
         table.writerow(CSV_COLUMNS)
@@ -160,6 +162,8 @@ def write_record_files(
             jsonl.write(line)
             parquet.add(line)
             table.writerow(_csv_row(printed))
+            if release.layout >= PIPELINE_LAYOUT:
+                pipeline.add(row, turns)
             written += 1
             if written % CHUNK == 0:
                 on_progress(written)
@@ -167,7 +171,7 @@ def write_record_files(
     if not rjudge.files:
         (folder / RJUDGE_ZIP).unlink()
         names.remove(RJUDGE_ZIP)
-    return names
+    return names + pipeline.names
 
 
 def _csv_row(printed: dict[str, Any]) -> list[Any]:

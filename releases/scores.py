@@ -21,10 +21,10 @@ from curation.errors import DomainError
 from curation.models import Project
 from judging.selectors import ScoreRun, score_runs
 
-# The annotators' scores of a record, their mean where several people scored it.
+# The people's score of a record: a reviewer's settled score, else the annotators' mean.
 HUMAN = "human"
 HUMAN_SOURCE: dict[str, Any] = {"source": HUMAN}
-HUMAN_NAME = "human consensus (the mean of the annotators' scores)"
+HUMAN_NAME = "human (a reviewer's settled score, else the mean of the annotators' scores)"
 
 Sources = dict[str, dict[str, Any]]
 

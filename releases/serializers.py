@@ -138,3 +138,17 @@ class ReleaseCreateSerializer(serializers.Serializer):
         help_text="Leave out records with fewer labels than the overlap, which annotators may "
         "still be handed (a public release would show them its labels and verdicts).",
     )
+
+
+class ReleasePreviewSerializer(ReleaseCreateSerializer):
+    """The choices of a release to be made; its version is not needed to count what it holds."""
+
+    version = serializers.CharField(max_length=50, required=False, allow_blank=True, default="")
+
+
+class ReleasePreviewResultSerializer(serializers.Serializer):
+    records = serializers.IntegerField(help_text="The records the release would hold.")
+    excluded = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="For each reason a record would be left out, how many would be.",
+    )

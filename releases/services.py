@@ -21,8 +21,8 @@ from curation.jobs import job_send
 from curation.models import Project, Role
 from curation.services.audit import audit_log
 from releases.build import BUILD_TASK, build_files, mark_built, release_folder
-from releases.freeze import release_freeze
-from releases.models import LabelBasis, Release
+from releases.freeze import ReleasePreview, release_freeze, release_preview
+from releases.models import CURRENT_LAYOUT, LabelBasis, Release
 from releases.pairs import DEFAULT_MIN_CHOSEN, DEFAULT_MIN_GAP, PairBy
 from releases.scores import Sources, score_sources
 
@@ -74,8 +74,12 @@ def release_create(
     label_basis: str = LabelBasis.FINAL,
     public: bool = False,
     options: dict[str, Any] | None = None,
+    allow_empty: bool = False,
 ) -> Release:
-    """Freeze what goes into a new release of the project and have a worker build its files."""
+    """Freeze what goes into a new release of the project and have a worker build its files.
+
+    A release that would hold no record and no task is refused, its version left free, unless
+    `allow_empty` (for code that wants one on purpose: the tests of an empty project's pages)."""
     _check_manager(actor, project)
     version = version.strip()
     if not SEMVER.match(version):
@@ -101,13 +105,23 @@ def release_create(
             license=license,
             label_basis=label_basis,
             public=public,
-            options=options if options is not None else release_options(),
+            options={
+                **(options if options is not None else release_options()),
+                "layout": CURRENT_LAYOUT,
+            },
             previous=project.releases.exclude(state=Release.State.FAILED)
             .order_by("-created_at", "-id")
             .first(),
             created_by=actor,
         )
         release.summary = release_freeze(release)
+        if not (release.summary["records"] or release.summary["tasks"] or allow_empty):
+            # Raised inside the transaction: nothing is kept and the version stays free.
+            raise DomainError(
+                f"Version {version} would hold no records and no approved tasks "
+                f"({left_out_text(release.summary['excluded'])}): nothing was created. "
+                "Change what the release takes, or wait for the labels it needs."
+            )
         release.save(update_fields=["summary", "updated_at"])
         audit_log(
             actor=actor,
@@ -131,18 +145,47 @@ def release_create_as_chosen(*, actor: User, project: Project, choices: dict[str
         license=choices["license"],
         label_basis=choices["label_basis"],
         public=choices["public"],
-        options=release_options(
-            annotator_labels=choices["annotator_labels"],
-            verdicts=choices["verdicts"],
-            pairs_by=choices["pairs_by"],
-            min_gap=choices["min_gap"],
-            min_chosen=choices["min_chosen"],
-            leave_out_in_annotation=choices["leave_out_in_annotation"],
-            scores=score_sources(
-                project,
-                safety=choices["safety_scores"],
-                helpfulness=choices["helpfulness_scores"],
-            ),
+        options=_options_as_chosen(project, choices),
+    )
+
+
+def release_preview_as_chosen(
+    *, actor: User, project: Project, choices: dict[str, Any]
+) -> ReleasePreview:
+    """What a release made now with these choices would hold, and why the other records would
+    be left out; nothing is written."""
+    _check_manager(actor, project)
+    if choices["label_basis"] not in LabelBasis.values:
+        raise DomainError(
+            f"Choose the labels the release publishes: {', '.join(LabelBasis.values)}."
+        )
+    unsaved = Release(
+        project=project,
+        label_basis=choices["label_basis"],
+        options=_options_as_chosen(project, choices),
+    )
+    return release_preview(unsaved)
+
+
+def left_out_text(excluded: dict[str, int]) -> str:
+    """Why records are left out, as a sentence part: "991 still being annotated"."""
+    if not excluded:
+        return "the project has no records"
+    return ", ".join(f"{count} {reason}" for reason, count in excluded.items())
+
+
+def _options_as_chosen(project: Project, choices: dict[str, Any]) -> dict[str, Any]:
+    return release_options(
+        annotator_labels=choices["annotator_labels"],
+        verdicts=choices["verdicts"],
+        pairs_by=choices["pairs_by"],
+        min_gap=choices["min_gap"],
+        min_chosen=choices["min_chosen"],
+        leave_out_in_annotation=choices["leave_out_in_annotation"],
+        scores=score_sources(
+            project,
+            safety=choices["safety_scores"],
+            helpfulness=choices["helpfulness_scores"],
         ),
     )
 

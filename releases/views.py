@@ -31,8 +31,10 @@ from releases.forms import ReleaseForm, VisibilityForm
 from releases.models import Release
 from releases.scores import release_sources, source_name
 from releases.services import (
+    left_out_text,
     release_create_as_chosen,
     release_delete,
+    release_preview_as_chosen,
     release_retry,
     release_update,
 )
@@ -89,21 +91,32 @@ def release_new(request: AuthenticatedRequest, access: ProjectAccess) -> HttpRes
         project=project,
         initial={"license": project.license, "leave_out_in_annotation": in_annotation > 0},
     )
+    # "Check what it would hold" counts the release without making it: no version needed.
+    previewing = "preview" in request.POST
+    if previewing:
+        form.fields["version"].required = False
+    preview = None
     if request.method == "POST" and form.is_valid():
         try:
-            release = release_create_as_chosen(
-                actor=request.user, project=project, choices=form.cleaned_data
-            )
+            if previewing:
+                preview = release_preview_as_chosen(
+                    actor=request.user, project=project, choices=form.cleaned_data
+                )
+            else:
+                release = release_create_as_chosen(
+                    actor=request.user, project=project, choices=form.cleaned_data
+                )
+                return redirect("releases:release_detail", project.slug, release.pk)
         except DomainError as error:
             form.add_error(None, error.message)
-        else:
-            return redirect("releases:release_detail", project.slug, release.pk)
     context = {
         "project": project,
         "access": access,
         "form": form,
         "latest": latest,
         "in_annotation": in_annotation,
+        "preview": preview,
+        "left_out": left_out_text(preview.excluded) if preview and preview.excluded else "",
     }
     return render(request, "releases/new.html", context)
 
@@ -205,6 +218,13 @@ def release_visibility(
         # The page's buttons send "true" or "false": anything else is not theirs.
         raise BadRequest("Say whether the release is public: true or false.")
     public = form.cleaned_data["public"]
+    if public and release.summary.get("in_annotation") and request.POST.get("confirm") != "yes":
+        messages.error(
+            request,
+            "The release holds records still being annotated: tick “Publish it anyway” to make "
+            "it public, or create a release that leaves them out.",
+        )
+        return redirect("releases:release_detail", access.project.slug, release.pk)
     release_update(actor=request.user, release=release, public=public)
     messages.success(
         request,

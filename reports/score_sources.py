@@ -1,9 +1,10 @@
 """Where 0-3 scores come from, and the records they score, as arrays for the score reports.
 
 A score source is one run that gives scores (a ToolEmu evaluator, an LLM judge, a panel: any
-run with scores), the human consensus of the annotators' scores (by the project's rule), or one
-annotator. Its scores are one scale: a run's is the scale its protocol scores, the others' the
-scale asked for. Sources are never averaged together: each report names the ones it reads.
+run with scores), the people's final score (a reviewer's settled score, else the consensus of
+the annotators' scores by the project's rule), or one annotator. Its scores are one scale: a
+run's is the scale its protocol scores, the others' the scale asked for. Sources are never
+averaged together: each report names the ones it reads.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from curation.models import Project, Record
 from curation.selectors import usernames
 from judging.models import JudgeRun, Verdict
 from judging.selectors import run_protocol, run_score_scale
+from review.models import ScoreAdjudication
 from stats import metrics
 
 CONSENSUS = "consensus"
@@ -122,7 +124,21 @@ def scores_of(
     counts = metrics.category_counts(item, m[:, 1], len(records), metrics.SCORE_CATEGORIES)
     agreed = consensus_codes(counts, project.overlap, rule=project.consensus_rule, scale=scale)
     keep = agreed != metrics.MISSING
-    return records[keep], agreed[keep]
+    # A reviewer's settled score is the people's final word on the record, consensus or not.
+    final = dict(zip(records[keep].tolist(), agreed[keep].tolist(), strict=True))
+    final.update(_settled_scores(project, scale, record_ids))
+    ids = np.array(sorted(final), dtype=np.int64)
+    return ids, np.array([final[record_id] for record_id in ids.tolist()], dtype=np.int64)
+
+
+def _settled_scores(project: Project, scale: str, record_ids: list[int] | None) -> dict[int, int]:
+    """{record id: its latest settled score on `scale`}."""
+    settled = ScoreAdjudication.objects.filter(project=project, scale=scale)
+    if record_ids is not None:
+        settled = settled.filter(InArray(F("record_id"), record_ids))
+    # Oldest first: a record's latest settled score overwrites the earlier ones.
+    rows = settled.order_by("record_id", "created_at", "id").values_list("record_id", "score")
+    return dict(rows.iterator())
 
 
 def case_toolkits(project: Project) -> dict[str, list[str]]:

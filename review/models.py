@@ -6,10 +6,11 @@ moved without a row being copied (review 0001, judging 0011)."""
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from curation.choices import SafetyLabel
+from curation.choices import SafetyLabel, ScoreScale
 from curation.models import TimeStampedModel
 from judging.models.runs import PlainJSONField
 
@@ -84,6 +85,18 @@ class Disagreement(TimeStampedModel):
     def __str__(self) -> str:
         return f"{self.get_kind_display()} on {self.record_id}"
 
+    def said_by_scale(self) -> list[tuple[str, list[dict]]]:
+        """Who said what, a group per scale for scores ("safety", then "helpfulness") and one
+        unnamed group for labels, so that a line never mixes two questions' answers."""
+        groups: dict[str, list[dict]] = {}
+        for entry in self.labels:
+            groups.setdefault(entry.get("scale") or "", []).append(entry)
+        order = ["", *ScoreScale.values]
+        return sorted(
+            groups.items(),
+            key=lambda group: order.index(group[0]) if group[0] in order else len(order),
+        )
+
 
 class Adjudication(models.Model):
     """A reviewer's final label for a record, and why. The latest one is the record's final
@@ -117,6 +130,39 @@ class Adjudication(models.Model):
 
     def __str__(self) -> str:
         return f"{self.label} for {self.record_id} by {self.reviewer}"
+
+
+class ScoreAdjudication(models.Model):
+    """A reviewer's settled 0-3 score of a record on one scale, and why: what settles a "scores
+    2 or more apart" disagreement, in the terms it was about. The latest one of a scale is the
+    record's final human score on it, which releases take before the annotators' mean; earlier
+    ones stay as history. A record's final label is the Adjudication's business alone."""
+
+    project = models.ForeignKey(
+        "curation.Project", on_delete=models.CASCADE, related_name="score_adjudications"
+    )
+    record = models.ForeignKey(
+        "curation.Record", on_delete=models.CASCADE, related_name="score_adjudications"
+    )
+    scale = models.CharField(max_length=20, choices=ScoreScale.choices)
+    score = models.PositiveSmallIntegerField(
+        validators=[MinValueValidator(0), MaxValueValidator(3)]
+    )
+    reason = models.TextField()
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="score_adjudications"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["record", "scale", "-created_at"]
+        indexes = [
+            # A project's settled scores by record, for releases and the record's page.
+            models.Index(fields=["project", "record", "scale"], name="score_adjudication_record"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scale} {self.score} for {self.record_id} by {self.reviewer}"
 
 
 class PendingCheck(models.Model):

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 from django.db.models import Exists, Min, OuterRef, Prefetch, Q, QuerySet, Sum
 
-from annotation.consensus import consensus_condition, human_consensus
+from annotation.consensus import SCALES, consensus_condition, human_consensus
 from annotation.models import Annotation
 from curation.models import Project, Record
 from judging.models import Verdict
-from review.models import Adjudication, Disagreement
+from review.models import Adjudication, Disagreement, ScoreAdjudication
 
 # Where a final label comes from.
 ADJUDICATED = "adjudicated"
@@ -113,6 +113,35 @@ class RecordOpinions:
     adjudications: list[Adjudication]
     consensus: str | None
     final: tuple[str, str] | None
+    # Settled 0-3 scores, newest first, and the latest of each scale.
+    score_adjudications: list[ScoreAdjudication]
+
+    @property
+    def settled_scores(self) -> dict[str, ScoreAdjudication]:
+        latest: dict[str, ScoreAdjudication] = {}
+        for settled in self.score_adjudications:
+            latest.setdefault(settled.scale, settled)
+        return latest
+
+    @property
+    def disputed_scales(self) -> tuple[str, ...]:
+        """The scales of the record's open "scores far apart" disagreement, in scale order."""
+        disputed = {
+            entry["scale"]
+            for disagreement in self.disagreements
+            if disagreement.kind == Disagreement.Kind.SCORE_GAP
+            and disagreement.state == Disagreement.State.OPEN
+            for entry in disagreement.labels
+            if entry.get("scale")
+        }
+        return tuple(scale for scale in SCALES if scale in disputed)
+
+    @property
+    def scales_to_settle(self) -> tuple[str, ...]:
+        """The scales the settle page offers a score on: those disputed, and those settled
+        before (so that a settled score can be settled again)."""
+        offered = {*self.disputed_scales, *self.settled_scores}
+        return tuple(scale for scale in SCALES if scale in offered)
 
     @property
     def evidence(self) -> dict[int, list[str]]:
@@ -137,4 +166,7 @@ def record_opinions(record: Record) -> RecordOpinions:
         adjudications=list(record.adjudications.select_related("reviewer").order_by("-created_at")),
         consensus=human_consensus(project, [record.pk]).get(record.pk),
         final=final_labels(project, [record.pk]).get(record.pk),
+        score_adjudications=list(
+            record.score_adjudications.select_related("reviewer").order_by("-created_at", "-id")
+        ),
     )

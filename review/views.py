@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -18,7 +19,7 @@ from curation.requests import AuthenticatedRequest
 from curation.selectors import tool_summaries
 from review import selectors
 from review.forms import AdjudicationForm, QueueFilterForm
-from review.services.adjudications import adjudication_create
+from review.services.adjudications import adjudication_create, score_adjudication_create
 
 PAGE_SIZE = 50
 
@@ -48,21 +49,16 @@ def adjudication_record(
     )
     # The queue's filter, kept from one record to the next.
     kind = _queue_kind(request)
-    form = AdjudicationForm(request.POST or None)
+    opinions = selectors.record_opinions(record)
+    form = AdjudicationForm(request.POST or None, scales=opinions.scales_to_settle)
     if request.method == "POST" and form.is_valid():
         try:
-            adjudication = adjudication_create(
-                actor=request.user, project=access.project, record=record, **form.cleaned_data
-            )
+            settled = _settle(request, access, record, form)
         except DomainError as error:
             form.add_error(None, error.message)
         else:
-            messages.success(
-                request,
-                f"Record {record.external_id} settled: its final label is {adjudication.label}.",
-            )
+            messages.success(request, f"Record {record.external_id} settled: {settled}.")
             return _settle_next(access, record, kind)
-    opinions = selectors.record_opinions(record)
     context = {
         "project": access.project,
         "access": access,
@@ -76,6 +72,35 @@ def adjudication_record(
         "kind": kind,
     }
     return render(request, "review/adjudication_record.html", context)
+
+
+def _settle(
+    request: AuthenticatedRequest, access: ProjectAccess, record: Record, form: AdjudicationForm
+) -> str:
+    """Write the reviewer's final label and settled scores, together or not at all; what was
+    settled, as the message after says it."""
+    data, said = form.cleaned_data, []
+    with transaction.atomic():
+        if data["label"]:
+            adjudication_create(
+                actor=request.user,
+                project=access.project,
+                record=record,
+                label=data["label"],
+                reason=data["reason"],
+                risk_description=data["risk_description"],
+            )
+            said.append(f"its final label is {data['label']}")
+        if scores := form.scores():
+            score_adjudication_create(
+                actor=request.user,
+                project=access.project,
+                record=record,
+                scores=scores,
+                reason=data["reason"],
+            )
+            said += [f"its {scale} score is {score}" for scale, score in scores.items()]
+    return ", ".join(said)
 
 
 def _queue_kind(request: AuthenticatedRequest) -> str:

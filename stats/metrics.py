@@ -156,14 +156,16 @@ def cohen_kappa(table: np.ndarray) -> np.ndarray:
 
 
 def quadratic_kappa(table: np.ndarray) -> np.ndarray:
-    """Cohen's kappa with quadratic weights, as scikit-learn's `cohen_kappa_score(weights=
-    "quadratic")` computes it: the scale is the scores that either rater gives, and a weight is
-    the squared number of steps between two of them on that scale."""
+    """Cohen's kappa with quadratic weights over the whole scale, as scikit-learn's
+    `cohen_kappa_score(weights="quadratic", labels=<every point of the scale>)` computes it: a
+    weight is the squared number of steps between two points of the scale.
+
+    Every point counts, given or not: weighing steps only among the scores the two raters happen
+    to use would make one pair's 0 and 3 two steps apart, another's three, and the kappas of
+    groups that use different scores incomparable."""
     t = np.asarray(table, dtype=np.float64)
-    used = (t.sum(axis=-1) + t.sum(axis=-2)) > 0
-    # Each score's place among those used; scores nobody gives have no counts to weigh.
-    place = np.cumsum(used, axis=-1)
-    weights = (place[..., :, None] - place[..., None, :]) ** 2
+    points = np.arange(t.shape[-1])
+    weights = (points[:, None] - points[None, :]) ** 2
     n = t.sum(axis=(-2, -1))
     with np.errstate(divide="ignore", invalid="ignore"):
         expected = t.sum(axis=-1)[..., :, None] * t.sum(axis=-2)[..., None, :] / n[..., None, None]

@@ -95,6 +95,7 @@ RULES: dict[str, Rule] = {
     "hub:record_detail": Rule(RECORD_READERS),
     # Posted without records, it comes back to the list saying so.
     "hub:record_bulk": Rule(MANAGERS, method="post"),
+    "hub:record_export": Rule(RECORD_READERS),
     "curation:import_list": Rule(MANAGERS),
     "curation:import_detail": Rule(MANAGERS),
     "curation:import_changes": Rule(MANAGERS, method="post", data={"decision": "keep"}),
@@ -158,6 +159,7 @@ RULES: dict[str, Rule] = {
     "judging_api:connection_list": Rule(MANAGERS, kind="api"),
     # The record list with everyone's labels and the verdicts: the same readers as the page.
     "hub_api:record_list": Rule(RECORD_READERS, kind="api"),
+    "hub_api:record_export": Rule(RECORD_READERS, kind="api"),
     # Every record that its filters match (those of url_values() have a gold label).
     "hub_api:record_bulk": Rule(
         MANAGERS,
@@ -215,6 +217,7 @@ RULES: dict[str, Rule] = {
     "releases:release_rebuild": Rule(MANAGERS, method="post"),
     "releases:release_delete": Rule(SUPERUSERS, method="post"),
     "releases_api:release_list": Rule(MEMBERS, kind="api"),
+    "releases_api:release_preview": Rule(MANAGERS, kind="api", method="post"),
     "releases_api:release_detail": Rule(MANAGERS, kind="api"),
     "releases_api:release_file": Rule(MANAGERS, kind="api"),
     # Benchmark tasks. Moves posted without a version, or that the task's state forbids, come

@@ -66,6 +66,7 @@ def url_values(cast: Cast) -> dict[str, object]:
             project=cast.project, record=record, kind=Disagreement.Kind.ANNOTATORS_SPLIT
         ).pk,
         "format": "json",
+        "file_format": "csv",
         **task_values(cast),
         **release_values(cast),
     }
@@ -189,6 +190,7 @@ def release_values(cast: Cast) -> dict[str, object]:
         project=cast.project,
         version=f"1.0.{cast.project.releases.count()}",
         license="CC BY 4.0",
+        allow_empty=True,
     )
     release_build(release.pk)
     return {"release_id": release.pk, "name": "README.md"}

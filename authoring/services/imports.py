@@ -4,7 +4,10 @@ Both check the whole input before writing anything, write in one transaction, an
 project already has, so importing a file twice adds nothing the second time. A task file comes
 from the studio's pages through a worker (services/import_jobs.py), or from a command; its
 reference files are read one at a time, when checked and again when stored, so that an import
-holds one file in memory however many it brings.
+holds one file in memory however many it brings. A file that several tasks name is checked and
+stored once, its tasks sharing it, and what an import stores, not what its zip holds, is counted
+against IMPORT_MAX_UNPACKED_BYTES: a small zip of many tasks naming one large file would
+otherwise write that file once per task.
 """
 
 from __future__ import annotations
@@ -15,13 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
 
 from authoring.importers.safepro import SafeProTask, TaskProblem, read_safepro
 from authoring.importers.safepro_source import SafeProSource
-from authoring.models import RecordTask, RiskCategory, Task, TaskRevision
+from authoring.models import RecordTask, ReferenceFile, RiskCategory, Task, TaskRevision
 from authoring.reference_files import check_reference_file, safe_file_name
 from authoring.services.tasks import (
     REQUIRED_FOR_REVIEW,
@@ -103,8 +107,10 @@ def safepro_import(
                 report.problems = report.problems[:PROBLEM_LIMIT]
                 return report
             now = timezone.now()
+            # Each path's first stored file, which later tasks naming the path share.
+            shared: dict[str, ReferenceFile] = {}
             for item in prepared.items:
-                stored.extend(_create(actor, project, source, item, state, now))
+                stored.extend(_create(actor, project, source, item, state, now, shared))
                 report.created.append(item.task.task_id)
     except BaseException:
         # The rows went with the transaction: the files stored for them go too.
@@ -130,6 +136,10 @@ def _prepare(
             categories[key.casefold()] = risk_category
     known = ", ".join(sorted({c.name for c in categories.values()}))
     items, problems = [], []
+    # Each path's content type and size once checked, or what is wrong with it.
+    checked: dict[str, tuple[str, int] | str] = {}
+    stored_bytes = 0
+    cap = settings.IMPORT_MAX_UNPACKED_BYTES
     for task in tasks:
 
         def problem(name: str, message: str, task: SafeProTask = task) -> None:
@@ -164,20 +174,42 @@ def _prepare(
                     problem(name, "is required for an approved task.")
         files: list[tuple[str, str, str]] = []
         for position, path in enumerate(task.reference_files):
+            where = f"reference_files[{position}]"
             name = safe_file_name(PurePosixPath(path).name)
-            data = source.reference(path)
-            if data is None:
-                problem(f"reference_files[{position}]", f"“{path}” is not in {source.name}.")
-                continue
             if any(name == other for other, _, _ in files):
-                problem(f"reference_files[{position}]", f"a second file called “{name}”.")
+                problem(where, f"a second file called “{name}”.")
                 continue
-            try:
-                files.append((name, path, check_reference_file(name, data)))
-            except DomainError as error:
-                problem(f"reference_files[{position}]", error.message)
+            first_time = path not in checked
+            if first_time:
+                checked[path] = _check_reference(source, path, name)
+            outcome = checked[path]
+            if isinstance(outcome, str):
+                problem(where, outcome)
+                continue
+            content_type, size = outcome
+            if first_time:
+                stored_bytes += size
+                if stored_bytes > cap:
+                    problem(
+                        where,
+                        f"“{path}” brings the files this import stores to more than the limit "
+                        f"of {cap:,} bytes.",
+                    )
+                    continue
+            files.append((name, path, content_type))
         items.append(_Prepared(task, content, files))
     return _Preparation(items, problems)
+
+
+def _check_reference(source: SafeProSource, path: str, name: str) -> tuple[str, int] | str:
+    """(content type, size) of the reference file at `path`, or what is wrong with it."""
+    data = source.reference(path)
+    if data is None:
+        return f"“{path}” is not in {source.name}."
+    try:
+        return check_reference_file(name, data), len(data)
+    except DomainError as error:
+        return error.message
 
 
 def _create(
@@ -187,6 +219,7 @@ def _create(
     item: _Prepared,
     state: str,
     now: Any,
+    shared: dict[str, ReferenceFile],
 ) -> list[str]:
     """Create the task and its files; return the names of the files stored."""
     approved = state == Task.State.APPROVED
@@ -202,16 +235,20 @@ def _create(
     )
     task.full_clean()
     task.save()
-    references = [
-        reference_file_store(
+    stored = []
+    for name, path, content_type in item.files:
+        first = shared.get(path)
+        if first is not None:
+            _reference_share(task=task, name=name, first=first, by=actor)
+            continue
+        shared[path] = reference_file_store(
             task=task,
             name=name,
             data=_read_again(source, path),
             content_type=content_type,
             by=actor,
         )
-        for name, path, content_type in item.files
-    ]
+        stored.append(shared[path])
     if approved:
         # An approved task is one whose submission was accepted: it has that revision.
         TaskRevision.objects.create(
@@ -225,7 +262,22 @@ def _create(
         after={"state": state, "external_id": task.external_id, "files": len(item.files)},
     )
     # Each was saved with its bytes, so each has a name in storage.
-    return [reference.file.name for reference in references if reference.file.name]
+    return [reference.file.name for reference in stored if reference.file.name]
+
+
+def _reference_share(*, task: Task, name: str, first: ReferenceFile, by: User) -> None:
+    """Attach to `task` the bytes another task of the import stored for the same path."""
+    reference = ReferenceFile(
+        task=task,
+        name=name,
+        content_type=first.content_type,
+        size=first.size,
+        sha256=first.sha256,
+        uploaded_by=by,
+    )
+    reference.file.name = first.file.name
+    reference.full_clean()
+    reference.save()
 
 
 def _read_again(source: SafeProSource, path: str) -> bytes:

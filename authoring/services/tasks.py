@@ -251,8 +251,8 @@ def task_file_remove(
         stored = file.file.name
         file.delete()
         # The stored bytes go once the row's removal is certain (a file field may have none,
-        # though a reference file always has them).
-        if stored:
+        # though a reference file always has them), unless the tasks of one import share them.
+        if stored and not ReferenceFile.objects.filter(file=stored).exists():
             transaction.on_commit(lambda: file.file.storage.delete(stored))
 
 

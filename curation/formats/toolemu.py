@@ -62,7 +62,6 @@ _READ_FIELDS = frozenset(
     }
 )
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
-HASH_CHARS = 12
 # The longest agent, emulator, case and replicate a record's source columns hold.
 SOURCE_MAX_LENGTH = 200
 CATEGORY = "ToolEmu"
@@ -146,10 +145,12 @@ def read_trajectory(line: object, *, raw: str, file: TrajectoryFile) -> Normalis
     if too_long:
         raise InvalidRecord(too_long)
     digest = hashlib.sha256(orjson.dumps(line, option=orjson.OPT_SORT_KEYS)).hexdigest()
-    # The same trajectory may come twice (in each evaluator's folder): its content names it.
-    external_id = f"{file.agent}/{case['name']}/{digest[:HASH_CHARS]}"
+    external_id = trajectory_id(
+        agent=file.agent, case=case["name"], emulator=file.emulator, replicate=file.replicate
+    )
     if len(external_id) > EXTERNAL_ID_MAX_LENGTH:
-        raise InvalidRecord([("", "the agent's and the case's names are too long for an id")])
+        message = "the agent's, case's, emulator's and run's names are too long for an id"
+        raise InvalidRecord([("", message)])
     return NormalisedRecord(
         external_id=external_id,
         category=category,
@@ -170,6 +171,13 @@ def read_trajectory(line: object, *, raw: str, file: TrajectoryFile) -> Normalis
         source_case_index=case_idx,
         source_replicate=file.replicate,
     )
+
+
+def trajectory_id(*, agent: str, case: str, emulator: str, replicate: str) -> str:
+    """A trajectory's id: what the study identifies it by, never its content, so that a corrected
+    trajectory is a change to its record rather than a second record. The same trajectory
+    comes under each evaluator's folder, under this one id."""
+    return f"{agent}/{case}/{emulator}/{replicate}"
 
 
 # ToolEmu's own files beside a study's: its toolkits (read for their tools' descriptions) and

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from curation.choices import SourceFormat
+from curation.formats.inspect_log import inspect_turns
+from curation.formats.openai_chat import chat_record_turns
 from curation.formats.rjudge import rjudge_turns
 from curation.formats.safepro_run import run_turns
 from curation.formats.toolemu import trajectory_case, trajectory_turns
@@ -16,6 +18,10 @@ def turns_of(source_format: str, raw: str) -> list[dict[str, Any]]:
         return run_turns(raw)
     if source_format == SourceFormat.TOOLEMU:
         return trajectory_turns(raw)
+    if source_format == SourceFormat.INSPECT:
+        return inspect_turns(raw)
+    if source_format == SourceFormat.OPENAI_CHAT:
+        return chat_record_turns(raw)
     if source_format != SourceFormat.RJUDGE:
         raise ValueError(f"No reader for records of format {source_format!r}")
     return rjudge_turns(raw)

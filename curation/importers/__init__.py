@@ -1,5 +1,6 @@
 """Importing records from the formats the field uses (R-Judge JSON, its folder or zip, JSONL,
-ASSEBench-style records). The services in curation.services.imports drive it."""
+ASSEBench-style records, ToolEmu studies, Inspect eval logs, OpenAI-style chat transcripts).
+The services in curation.services.imports drive it."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from django.db.models import Max
 
+from curation.formats.openai_chat import read_chat
 from curation.formats.rjudge import TEXT_FIELDS, InvalidRecord, NormalisedRecord, normalise_record
 from curation.formats.toolemu import (
     CASES_FILE,
@@ -30,6 +31,7 @@ from curation.formats.toolemu import (
     read_trajectory,
     trajectory_file,
 )
+from curation.importers.inspect_logs import ScorerScores, log_samples
 from curation.importers.layout import UNCATEGORIZED, layout_path
 from curation.importers.problems import (
     FileRejected,
@@ -40,6 +42,7 @@ from curation.importers.problems import (
 )
 from curation.importers.readers import position_unit, read_entries
 from curation.importers.sources import (
+    LINE_FORMATS,
     ImportLimits,
     SourceFile,
     UnpackedBytes,
@@ -81,6 +84,8 @@ class ImportReport:
     duplicate_groups: list[list[str]] = field(default_factory=list)
     # ToolEmu evaluator files, for the apps that keep evaluations (curation.signals).
     evaluations: list[ScoredFile] = field(default_factory=list)
+    # Inspect samples' scores by task and scorer, for the same apps.
+    sample_scores: list[ScorerScores] = field(default_factory=list)
     # Names of the ToolEmu toolkits read (from all_toolkits.json).
     toolkits: list[str] = field(default_factory=list)
     # Whether the new records' words wait on the import's connection, to be indexed once the
@@ -135,6 +140,9 @@ class _FilePlace:
     source_path: str
     # A ToolEmu trajectory file's name, which says who made its records.
     trajectories: TrajectoryFile | None = None
+    # Whether records keep the file's path and their place in it (trajectories, Inspect
+    # samples), rather than joining their scenario's file of the R-Judge layout.
+    keeps_file: bool = False
 
 
 class _Importer:
@@ -180,6 +188,7 @@ class _Importer:
         # A trajectory file's records by line, in order: its evaluators' lines refer to them.
         self.trajectory_ids: dict[str, list[str]] = {}
         self.toolkits: list[ToolkitSpec] = []
+        self.sample_scores: dict[tuple[str, str], ScorerScores] = {}
 
     def run(self, limits: ImportLimits) -> ImportReport:
         try:
@@ -205,6 +214,10 @@ class _Importer:
             place = self._place(file)
             if place is None:
                 continue
+            if file.format == ImportFormat.INSPECT:
+                self._read_log(file, place, unpacked, limits)
+                self.bytes_done += file.size
+                continue
             try:
                 for entry in read_entries(file, read_chunks(file, unpacked, limits)):
                     self._take(file, place, entry.position, entry.record, entry.raw, entry.error)
@@ -222,6 +235,7 @@ class _Importer:
         report.words_kept = self.writer.keeps_words
         report.toolkits = self._store_toolkits()
         report.existing_count = report.record_count - report.created_count
+        report.sample_scores = [self.sample_scores[key] for key in sorted(self.sample_scores)]
         report.category_counts = dict(sorted(self.categories.items()))
         report.label_counts = dict(sorted(self.labels.items()))
         report.duplicate_groups = self._duplicate_groups()
@@ -230,13 +244,14 @@ class _Importer:
 
     def _place(self, file: SourceFile) -> _FilePlace | None:
         trajectories = trajectory_file(file.path) if file.format == ImportFormat.JSONL else None
-        if trajectories is not None:
-            # Its records name their own category and scenario (the case's toolkit and name).
+        if trajectories is not None or file.format == ImportFormat.INSPECT:
+            # Its records name their own category and scenario (the case's toolkit and name,
+            # the task and the sample).
             if SOURCE_PATH_MAX_LENGTH is not None and len(file.path) > SOURCE_PATH_MAX_LENGTH:
                 message = f"the path is longer than {SOURCE_PATH_MAX_LENGTH} characters"
                 self.problems.add(Problem(file.path, None, "", message))
                 return None
-            return _FilePlace("", "", file.path, trajectories)
+            return _FilePlace("", "", file.path, trajectories, keeps_file=True)
         category = file.folder or self.default_category
         scenario = file.stem
         for key, value, origin in (
@@ -266,15 +281,50 @@ class _Importer:
         try:
             if place.trajectories is not None:
                 record = read_trajectory(source, raw=raw or "", file=place.trajectories)
+            elif file.format == ImportFormat.OPENAI_CHAT:
+                record = read_chat(source, raw=raw or "")
             else:
                 record = normalise_record(source, raw=raw)
         except InvalidRecord as invalid:
             for field_path, message in invalid.problems:
                 self.problems.add(Problem(file.path, position, field_path, message, unit))
             return
-        self.report.record_count += 1
         if place.trajectories is not None:
             self.trajectory_ids.setdefault(file.path, []).append(record.external_id)
+        self._keep(record, file, place, position, unit)
+
+    def _read_log(
+        self, file: SourceFile, place: _FilePlace, unpacked: UnpackedBytes, limits: ImportLimits
+    ) -> None:
+        """An Inspect log's samples as records, their scores gathered by task and scorer."""
+        try:
+            for sample in log_samples(file, unpacked, limits):
+                for field_path, message in sample.problems:
+                    self.problems.add(
+                        Problem(file.path, sample.position, field_path, message, "sample")
+                    )
+                record = sample.record
+                if record is None:
+                    continue
+                self._keep(record, file, place, sample.position, "sample")
+                for score in sample.scores:
+                    key = (record.category, score.scorer)
+                    scores = self.sample_scores.setdefault(key, ScorerScores(*key))
+                    scores.scored.append((record.external_id, file.path, score))
+                self._report_progress(self.bytes_done)
+        except FileRejected as rejected:
+            self.problems.add(rejected.problem)
+
+    def _keep(
+        self,
+        record: NormalisedRecord,
+        file: SourceFile,
+        place: _FilePlace,
+        position: int,
+        unit: str,
+    ) -> None:
+        """Count a record read, and write it unless the import or the project has it."""
+        self.report.record_count += 1
         if not self._identify(record.external_id, record.content_hash, file, position, unit):
             return
         category = record.category if record.category.strip() else place.category
@@ -385,10 +435,10 @@ class _Importer:
             # rows stream into the records table.
             self.writer.pause()
             ids = self.taxonomy.create(category, scenario)
-        if place.trajectories is not None:
+        if place.keeps_file:
             # A trajectory keeps its file and line: the evaluators' files refer to both.
             source_path = place.source_path
-        elif file.format == ImportFormat.JSONL:
+        elif file.format in LINE_FORMATS:
             # JSONL records have no file of their own: they join their scenario's file.
             if (category, scenario) not in self.jsonl_paths:
                 self.jsonl_paths[(category, scenario)] = layout_path(category, f"{scenario}.json")

@@ -8,8 +8,7 @@ from typing import NamedTuple
 import orjson
 
 from curation.importers.problems import FileRejected, Problem
-from curation.importers.sources import SourceFile
-from curation.models import ImportFormat
+from curation.importers.sources import LINE_FORMATS, SourceFile
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -28,12 +27,12 @@ class Entry(NamedTuple):
 
 def position_unit(file: SourceFile) -> str:
     """What an Entry's position counts in this file, as problems report it."""
-    return "line" if file.format == ImportFormat.JSONL else "record"
+    return "line" if file.format in LINE_FORMATS else "record"
 
 
 def read_entries(file: SourceFile, chunks: Iterable[bytes]) -> Iterator[Entry]:
     """The file's records in order; a JSONL line that is not JSON comes with its error."""
-    if file.format == ImportFormat.JSONL:
+    if file.format in LINE_FORMATS:
         yield from _jsonl_entries(chunks)
     else:
         records = _json_list(file, chunks)

@@ -19,13 +19,21 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+import orjson
 from django.conf import settings
 
+from curation.formats.openai_chat import is_chat_line
 from curation.importers.problems import FileRejected, Problem, Problems
 from curation.models import ImportFormat
 
 CHUNK_BYTES = 1024 * 1024
-RECORD_SUFFIXES = {".json": ImportFormat.RJUDGE, ".jsonl": ImportFormat.JSONL}
+RECORD_SUFFIXES = {
+    ".json": ImportFormat.RJUDGE,
+    ".jsonl": ImportFormat.JSONL,
+    ".eval": ImportFormat.INSPECT,
+}
+# Formats whose files hold a record a line.
+LINE_FORMATS = (ImportFormat.JSONL, ImportFormat.OPENAI_CHAT)
 ARCHIVE_SUFFIXES = (".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".7z", ".rar")
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
 
@@ -149,6 +157,9 @@ def _too_large(name: str, limits: ImportLimits) -> Problem:
 def _is_zip(path: Path, name: str, format: str) -> bool:
     if name.lower().endswith(".zip"):
         return True
+    if name.lower().endswith(".eval"):
+        # An Inspect log is a zip archive of its own, read by Inspect.
+        return False
     if format != ImportFormat.AUTO:
         return False
     with path.open("rb") as stream:
@@ -160,19 +171,54 @@ def _single_file_format(path: Path, name: str, format: str) -> ImportFormat:
         return ImportFormat(format)
     suffix_format = RECORD_SUFFIXES.get(PurePosixPath(name).suffix.lower())
     if suffix_format is not None:
-        return suffix_format
+        return _sniffed(suffix_format, _opener(path))
     # No telling suffix: a JSON list is an R-Judge file, anything else is taken for JSONL.
     with path.open("rb") as stream:
-        start = stream.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
-    return ImportFormat.RJUDGE if start.startswith(b"[") else ImportFormat.JSONL
+        start = stream.read(64).lstrip(_BLANK)
+    if start.startswith(b"["):
+        return ImportFormat.RJUDGE
+    return _sniffed(ImportFormat.JSONL, _opener(path))
 
 
-def _member_format(path: str, format: str) -> ImportFormat | None:
+def _member_format(path: str, format: str, opener: Callable[[], IO[bytes]]) -> ImportFormat | None:
     """How to read a file of a folder or archive; None for files that hold no records."""
     suffix_format = RECORD_SUFFIXES.get(PurePosixPath(path).suffix.lower())
     if suffix_format is None:
         return None
-    return suffix_format if format == ImportFormat.AUTO else ImportFormat(format)
+    if suffix_format == ImportFormat.INSPECT:
+        # Nothing but Inspect reads an .eval file, whatever format was chosen.
+        return suffix_format
+    return _sniffed(suffix_format, opener) if format == ImportFormat.AUTO else ImportFormat(format)
+
+
+_BLANK = b"\xef\xbb\xbf \t\r\n"
+# What is read of a file to tell its format: enough for the first line of most transcripts, and
+# little enough that an archive of many members costs little more to open than to list.
+SNIFF_BYTES = 64 * 1024
+
+
+def _sniffed(suffix_format: ImportFormat, opener: Callable[[], IO[bytes]]) -> ImportFormat:
+    """What a file's start says it is, where its suffix leaves it open: a .json file holding
+    an object is an Inspect log (an R-Judge file is a list), and a .jsonl file whose first line
+    holds `messages` (and no R-Judge `contents`) holds chat transcripts."""
+    if suffix_format not in (ImportFormat.RJUDGE, ImportFormat.JSONL):
+        return suffix_format
+    try:
+        with opener() as stream:
+            start = stream.read(SNIFF_BYTES).lstrip(_BLANK)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, OSError):
+        # Reading the file reports what is wrong with it.
+        return suffix_format
+    if suffix_format == ImportFormat.RJUDGE:
+        return ImportFormat.INSPECT if start.startswith(b"{") else suffix_format
+    first_line, newline, _ = start.partition(b"\n")
+    try:
+        first = orjson.loads(first_line)
+    except orjson.JSONDecodeError:
+        # A first line longer than what was read is judged by its start.
+        looks_like_chat = b'"messages"' in first_line and b'"contents"' not in first_line
+        first = {"messages": None} if not newline and looks_like_chat else None
+    return ImportFormat.OPENAI_CHAT if is_chat_line(first) else suffix_format
 
 
 def _hidden(parts: tuple[str, ...]) -> bool:
@@ -189,11 +235,12 @@ def _folder_files(root: Path, format: str, problems: Problems) -> list[SourceFil
             relative = full.relative_to(root).as_posix()
             if _hidden(PurePosixPath(relative).parts):
                 continue
-            member_format = _member_format(relative, format)
-            if member_format is None:
-                continue
             if full.is_symlink():
-                problems.add(Problem(relative, None, "", "symbolic links are not followed"))
+                if RECORD_SUFFIXES.get(full.suffix.lower()):
+                    problems.add(Problem(relative, None, "", "symbolic links are not followed"))
+                continue
+            member_format = _member_format(relative, format, _opener(full))
+            if member_format is None:
                 continue
             files.append(
                 SourceFile(relative, member_format, False, _opener(full), full.stat().st_size)
@@ -244,7 +291,9 @@ def _zip_files(
             problems.add(
                 Problem(member_path, None, "", "archives inside an archive are not unpacked")
             )
-        elif (member_format := _member_format(member_path, format)) is not None:
+        elif (
+            member_format := _member_format(member_path, format, partial(archive.open, member))
+        ) is not None:
             opener = partial(archive.open, member)
             files.append(SourceFile("/".join(parts), member_format, True, opener, member.file_size))
     return files

@@ -14,9 +14,11 @@ from curation.models.base import TimeStampedModel
 
 
 class ImportFormat(models.TextChoices):
-    AUTO = "auto", "Detect from the file (R-Judge JSON, folder zip, JSONL)"
+    AUTO = "auto", "Detect from the file (R-Judge JSON, folder zip, JSONL, Inspect log)"
     RJUDGE = "rjudge", "R-Judge JSON (one scenario file, a folder or a zip of it)"
     JSONL = "jsonl", "JSONL, one record per line"
+    INSPECT = "inspect", "Inspect eval logs (.eval or .json; one, a folder or a zip)"
+    OPENAI_CHAT = "openai_chat", "OpenAI-style chat transcripts (JSONL of messages)"
 
 
 class ImportBatch(TimeStampedModel):
@@ -42,7 +44,7 @@ class ImportBatch(TimeStampedModel):
     # Stored under MEDIA_ROOT, outside the web root; empty for imports from a server path.
     upload = models.FileField(upload_to="imports/%Y/%m/", blank=True, max_length=300)
     format = models.CharField(
-        max_length=10, choices=ImportFormat.choices, default=ImportFormat.AUTO
+        max_length=20, choices=ImportFormat.choices, default=ImportFormat.AUTO
     )
     default_category = models.CharField(max_length=100, blank=True)
     state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
@@ -290,7 +292,8 @@ class RecordSearchText(models.Model):
 
 class RecordChange(TimeStampedModel):
     """A record imported again under its id with other content (a flipped label, a new risk
-    description): the stored version stays until a manager takes the new one or keeps it."""
+    description), or an imported evaluator's verdict of it imported again with another score:
+    the stored version stays until a manager takes the new one or keeps it."""
 
     class State(models.TextChoices):
         PENDING = "pending", "Waiting for a decision"
@@ -299,6 +302,10 @@ class RecordChange(TimeStampedModel):
 
     batch = models.ForeignKey(ImportBatch, on_delete=models.CASCADE, related_name="changes")
     record = models.ForeignKey(Record, on_delete=models.CASCADE, related_name="changes")
+    # The name of the imported judge run ("gpt-5-mini safe", as the import's evaluation counts
+    # name it) whose verdict of the record this changes; empty for the record's own content.
+    # A name, not a key: curation knows nothing of judging's runs (the judging app takes these).
+    verdict_of = models.CharField(max_length=200, blank=True)
     # The new version's source text, as the file had it.
     raw = models.TextField()
     # The source fields whose value differs from the stored version's, like ["label"].
@@ -312,7 +319,9 @@ class RecordChange(TimeStampedModel):
     class Meta:
         ordering = ["id"]
         constraints = [
-            models.UniqueConstraint(fields=["batch", "record"], name="recordchange_once_per_batch"),
+            models.UniqueConstraint(
+                fields=["batch", "record", "verdict_of"], name="recordchange_once_per_batch"
+            ),
         ]
 
     def __str__(self) -> str:

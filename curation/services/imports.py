@@ -31,14 +31,14 @@ from curation.services.import_lock import lock_project_for_import
 from curation.services.record_changes import record_changes_hold
 from curation.services.search import search_index_update, search_index_update_later
 from curation.services.table_statistics import analyse_after_large_write
-from curation.signals import evaluations_imported
+from curation.signals import evaluations_imported, sample_scores_imported
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
-UPLOAD_SUFFIXES = (".json", ".jsonl", ".zip")
+UPLOAD_SUFFIXES = (".json", ".jsonl", ".zip", ".eval")
 PROGRESS_KIND = "import"
 # The task that runs an uploaded import, whose lease the import holds wherever it runs.
 IMPORT_TASK = "curation.tasks.run_import_batch"
@@ -164,7 +164,7 @@ def import_batches_unfinished(before: datetime) -> list[int]:
 def _check_upload(upload: UploadedFile) -> None:
     name = (upload.name or "").lower()
     if not name.endswith(UPLOAD_SUFFIXES):
-        raise DomainError("Upload a .json, .jsonl or .zip file.")
+        raise DomainError("Upload a .json, .jsonl, .eval or .zip file.")
     if upload.size is not None and upload.size > settings.IMPORT_MAX_FILE_BYTES:
         raise DomainError(
             f"The file is larger than the limit of {settings.IMPORT_MAX_FILE_BYTES:,} bytes. "
@@ -219,6 +219,10 @@ def _run_held(batch_id: int, *, source: Path | None, index_now: bool) -> ImportB
                 if report.evaluations:
                     evaluations_imported.send(
                         ImportBatch, batch=batch, evaluations=report.evaluations
+                    )
+                if report.sample_scores:
+                    sample_scores_imported.send(
+                        ImportBatch, batch=batch, scores=report.sample_scores
                     )
         except ImportFailed as failure:
             _finish_failed(batch, failure.problems)
@@ -317,6 +321,8 @@ def _evaluation_counts(report: ImportReport) -> dict[str, int]:
     counts: Counter[str] = Counter()
     for scored in report.evaluations:
         counts[f"{scored.evaluator} {scored.metric}"] += len(scored.scored)
+    for scores in report.sample_scores:
+        counts[scores.name] += len(scores.scored)
     return dict(sorted(counts.items()))
 
 

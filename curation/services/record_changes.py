@@ -3,7 +3,9 @@
 An import never overwrites a stored record: labels were given and judges ran on what it says.
 Nor does it drop the new version without a word. It keeps the new version beside the record
 (RecordChange), the import's report lists what changed, and a manager takes the new versions or
-keeps the stored ones; taking one is audited with the stored version in the history.
+keeps the stored ones; taking one is audited with the stored version in the history. A ToolEmu
+evaluator's score imported again with another value is held the same way (the judging app holds
+it, and replaces the verdict when it is taken).
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ import orjson
 from django.db import transaction
 from django.utils import timezone
 
+from curation.choices import SourceFormat
 from curation.errors import Conflict
-from curation.formats.rjudge import normalise_record
+from curation.formats.rjudge import NormalisedRecord, normalise_record
+from curation.formats.toolemu import read_trajectory, trajectory_file
 from curation.models import ImportBatch, Record, RecordChange, RecordSearchText
 from curation.services.audit import audit_log
 from curation.services.search import search_index_update_later
+from curation.signals import verdict_changes_taken
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -78,7 +83,7 @@ def record_changes_decide(*, actor: User, batch: ImportBatch, take: bool) -> int
     for change in pending:
         change.state = RecordChange.State.TAKEN if take else RecordChange.State.KEPT
         change.decided_by, change.decided_at = actor, now
-        if take:
+        if take and not change.verdict_of:
             _take(actor, batch, change)
     RecordChange.objects.bulk_update(pending, ["state", "decided_by", "decided_at", "updated_at"])
     audit_log(
@@ -86,19 +91,31 @@ def record_changes_decide(*, actor: User, batch: ImportBatch, take: bool) -> int
         action="curation.import.changes_taken" if take else "curation.import.changes_kept",
         project=batch.project,
         obj=batch,
-        after={"records": [change.record.external_id for change in pending]},
+        after={
+            "records": [change.record.external_id for change in pending if not change.verdict_of],
+            "verdicts": [
+                [change.verdict_of, change.record.external_id]
+                for change in pending
+                if change.verdict_of
+            ],
+        },
     )
     if take:
-        # The changed records are found by their new text once the worker has indexed it.
-        RecordSearchText.objects.filter(record__in=[change.record for change in pending]).delete()
-        search_index_update_later(project_id=batch.project_id)
+        verdicts = [change for change in pending if change.verdict_of]
+        if verdicts:
+            verdict_changes_taken.send(RecordChange, actor=actor, batch=batch, changes=verdicts)
+        records = [change.record for change in pending if not change.verdict_of]
+        if records:
+            # The changed records are found by their new text once the worker has indexed it.
+            RecordSearchText.objects.filter(record__in=records).delete()
+            search_index_update_later(project_id=batch.project_id)
     return len(pending)
 
 
 def _take(actor: User, batch: ImportBatch, change: RecordChange) -> None:
     record = change.record
     before = {name: getattr(record, name) for name in CONTENT_FIELDS}
-    new = normalise_record(orjson.loads(change.raw), raw=change.raw)
+    new = _normalised(record, change.raw)
     record.profile, record.goal, record.attack_type = new.profile, new.goal, new.attack_type
     record.gold_label = new.gold_label
     record.gold_risk_description = new.gold_risk_description
@@ -113,3 +130,11 @@ def _take(actor: User, batch: ImportBatch, change: RecordChange) -> None:
         before=before,
         after={"import": batch.pk, "fields": change.fields},
     )
+
+
+def _normalised(record: Record, raw: str) -> NormalisedRecord:
+    """The new version read as its record's format reads it (checked when it was imported)."""
+    trajectories = trajectory_file(record.source_path)
+    if record.source_format == SourceFormat.TOOLEMU and trajectories is not None:
+        return read_trajectory(orjson.loads(raw), raw=raw, file=trajectories)
+    return normalise_record(orjson.loads(raw), raw=raw)

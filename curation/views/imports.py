@@ -68,6 +68,7 @@ def import_detail(
         "problem_limit": PROBLEM_LIMIT,
         "changes": batch.changes.select_related("record", "decided_by")[:CHANGES_LISTED],
         "changes_pending": batch.changes.filter(state=RecordChange.State.PENDING).exists(),
+        "verdict_change_count": batch.changes.exclude(verdict_of="").count(),
     }
     if not request.htmx:
         return render(request, "curation/import_detail.html", context)

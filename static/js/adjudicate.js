@@ -1,6 +1,7 @@
 // The adjudication page's keyboard, on keys.js as the labelling page's: s / u for the final
-// label, r and d to write the reason and the risk description, Enter (Ctrl+Enter in a box) to
-// settle and open the next open disagreement. Every key does what a control of the page does.
+// label, 0-3 for the settled score of scores far apart, r and d to write the reason and the risk
+// description, Enter (Ctrl+Enter in a box) to settle and open the next open disagreement.
+// Every key does what a control of the page does.
 "use strict";
 
 (() => {
@@ -8,6 +9,13 @@
   const settleForm = () => document.getElementById("settle-form");
   const focusField = (name) => () => keys.fields(settleForm(), name)[0]?.focus();
   const label = (value) => () => keys.choose(settleForm(), "label", value);
+  // Digits settle the score of the first scale whose scores are far apart, when there is one.
+  const score = (value) => () => {
+    const scale = settleForm()?.querySelector("fieldset.score")?.dataset.scale;
+    if (!scale) return false;
+    keys.choose(settleForm(), scale, value);
+    return true;
+  };
 
   keys.bind({
     form: settleForm,
@@ -16,6 +24,10 @@
       u: label("unsafe"),
       r: focusField("reason"),
       d: focusField("risk_description"),
+      0: score("0"),
+      1: score("1"),
+      2: score("2"),
+      3: score("3"),
     },
   });
 

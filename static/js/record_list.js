@@ -1,6 +1,6 @@
 // The record list's selection: "choose every record on this page", then, when the matches fill
 // more than one page, "choose all N records that match" (the server acts on its own count of
-// the filters, after asking to confirm); and how many are chosen.
+// the filters, after asking to confirm); how many are chosen, and the actions once any is.
 // Delegated from the document, since htmx swaps the table in and out.
 "use strict";
 
@@ -43,6 +43,11 @@
     if (offer && taken) {
       offer.hidden = !wholePage || matchingChosen();
       taken.hidden = !matchingChosen();
+    }
+    // The actions show once there is something to act on (without JavaScript, always).
+    const bar = one("#record-bulk");
+    if (bar) {
+      bar.hidden = chosen === 0 && !matchingChosen();
     }
     const count = one("[data-chosen-count]");
     if (count) {

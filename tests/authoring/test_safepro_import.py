@@ -16,6 +16,7 @@ from django.core.management import CommandError, call_command
 from authoring.importers.safepro_source import SafeProSource
 from authoring.models import Task
 from authoring.services.imports import safepro_import
+from authoring.services.tasks import task_file_remove
 from curation.errors import DomainError, NotAllowed
 from curation.models import AuditEvent
 from tests.authoring.sample_files import PDF
@@ -129,6 +130,82 @@ def test_reference_files_come_from_the_zip(cast: Cast) -> None:
     )
     with file.file.open("rb") as stored:
         assert stored.read() == PDF
+
+
+def test_a_file_many_tasks_name_is_stored_once(cast: Cast, settings) -> None:
+    # 20 tasks naming one 9 MB text file: a zip of a few kilobytes, which stored 180 MB.
+    big = b"a line of the ledger\n" * 450_000
+    tasks = [safepro_task(f"t-{n}", reference_files=["files/ledger.txt"]) for n in range(20)]
+    source = zip_source({"Finance - Accountants": tasks}, {"files/ledger.txt": big})
+    settings.IMPORT_MAX_UNPACKED_BYTES = 2 * len(big)
+
+    report = import_(cast, source)
+
+    assert (report.problems, len(report.created)) == ([], 20)
+    media = Path(settings.MEDIA_ROOT)
+    stored = [path for path in media.rglob("*") if path.is_file()]
+    assert [path.stat().st_size for path in stored] == [len(big)]
+    for task in Task.objects.all():
+        with task.reference_files.get(name="ledger.txt").file.open("rb") as file:
+            assert file.read() == big
+
+
+def test_removing_a_shared_file_from_one_task_leaves_it_to_the_others(
+    cast: Cast, django_capture_on_commit_callbacks
+) -> None:
+    tasks = [safepro_task(f"t-{n}", reference_files=["files/a.pdf"]) for n in range(2)]
+    import_(cast, zip_source({"F - A": tasks}, {"files/a.pdf": PDF}))
+    first, second = Task.objects.order_by("external_id")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        task_file_remove(
+            actor=cast.manager,
+            task=first,
+            expected_version=first.version,
+            file=first.reference_files.get(),
+        )
+
+    with second.reference_files.get().file.open("rb") as file:
+        assert file.read() == PDF
+
+
+def test_references_beyond_the_unpacked_limit_are_refused_and_nothing_is_stored(
+    cast: Cast, settings, tmp_path: Path
+) -> None:
+    folder = tmp_path / "study"
+    (folder / "files").mkdir(parents=True)
+    for name in ("a.txt", "b.txt"):
+        (folder / "files" / name).write_bytes(b"x" * 600)
+    tasks = [
+        safepro_task("t-1", reference_files=["files/a.txt"]),
+        safepro_task("t-2", reference_files=["files/a.txt", "files/b.txt"]),
+    ]
+    (folder / "safepro.json").write_text(json.dumps({"F - A": tasks}))
+    settings.IMPORT_MAX_UNPACKED_BYTES = 1000
+
+    report = import_(cast, SafeProSource.from_path(folder / "safepro.json"))
+
+    assert [(p.key, p.index, p.field, p.message) for p in report.problems] == [
+        (
+            "F - A",
+            1,
+            "reference_files[1]",
+            "“files/b.txt” brings the files this import stores to more than the limit of "
+            "1,000 bytes.",
+        )
+    ]
+    assert not Task.objects.exists()
+    assert not any(path.is_file() for path in Path(settings.MEDIA_ROOT).rglob("*"))
+
+
+def test_a_zip_whose_references_pass_the_unpacked_limit_is_refused(cast: Cast, settings) -> None:
+    tasks = [safepro_task("t-1", reference_files=["files/a.txt", "files/b.txt"])]
+    settings.IMPORT_MAX_UNPACKED_BYTES = 1000
+
+    with pytest.raises(DomainError, match="unpacks to more than the limit of 1,000 bytes"):
+        zip_source({"F - A": tasks}, {"files/a.txt": b"x" * 600, "files/b.txt": b"y" * 600})
+
+    assert not Task.objects.exists()
 
 
 @pytest.mark.parametrize(

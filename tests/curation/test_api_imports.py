@@ -251,7 +251,7 @@ def test_it_refuses_a_file_it_cannot_import(cast: Cast) -> None:
     response = upload(token_client(cast.manager), file)
 
     assert response.status_code == 400
-    assert response.json() == {"detail": "Upload a .json, .jsonl or .zip file."}
+    assert response.json() == {"detail": "Upload a .json, .jsonl, .eval or .zip file."}
     assert not cast.project.import_batches.exists()
 
 

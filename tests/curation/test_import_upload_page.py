@@ -166,7 +166,7 @@ def test_a_failed_upload_leaves_no_file_behind(cast: Cast, settings) -> None:
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("records.csv", "Upload a .json, .jsonl or .zip file."),
+        ("records.csv", "Upload a .json, .jsonl, .eval or .zip file."),
         ("huge.json", "The file is larger than the limit of 10 bytes. A .zip of it goes through"),
     ],
 )

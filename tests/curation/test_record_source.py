@@ -48,8 +48,9 @@ def test_the_record_list_filters_by_source_agent(cast: Cast, study: None) -> Non
     page = client.get(list_url(cast), {"agent": AGENTS[1]}).content.decode()
 
     assert "3 records" in page
-    assert f"<td>{AGENTS[1]}</td>" in page
-    assert f"<td>{AGENTS[0]}</td>" not in page
+    cell = '<td class="source-agent" title="{0}">{0}</td>'
+    assert cell.format(AGENTS[1]) in page
+    assert cell.format(AGENTS[0]) not in page
     assert f'<option value="{AGENTS[0]}">' in page
 
 

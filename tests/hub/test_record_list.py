@@ -82,7 +82,8 @@ def test_it_shows_the_first_user_message_truncated(cast: Cast) -> None:
 
     page = get_list(cast).content.decode()
 
-    assert f'<td class="first-message">{message[:119]}…</td>' in page
+    shown = f"{message[:119]}…"
+    assert f'<td class="first-message"><span title="{shown}">{shown}</span></td>' in page
     assert message[:121] not in page
 
 

@@ -51,6 +51,9 @@ def label(
 def built_release(
     project: Project, actor: AbstractBaseUser, version: str = "1.0.0", **kwargs: Any
 ) -> Release:
+    """A release built in the test's process; one that holds nothing is allowed, for tests of
+    what every release has (its pages, its card, who sees it)."""
+    kwargs.setdefault("allow_empty", True)
     release = release_create(
         actor=actor, project=project, version=version, license="CC BY 4.0", **kwargs
     )

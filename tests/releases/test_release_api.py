@@ -43,6 +43,10 @@ def test_a_manager_creates_follows_and_downloads_a_release(cast: Cast) -> None:
     files = {entry["name"]: entry for entry in detail["files"]}
     assert set(files) == {
         "README.md",
+        "judge_dataset.jsonl",
+        "judge_sft.jsonl",
+        "judge_sft_openai.jsonl",
+        "judge_task.py",
         "labels.csv",
         "manifest.json",
         "records.jsonl",

@@ -137,7 +137,9 @@ def test_a_changed_manifest_is_caught_too(release) -> None:
 
 def test_the_card_counts_labels_and_names_the_license(release) -> None:
     card = (release_folder(release) / "README.md").read_text()
-    assert card.startswith('---\nlicense: "CC BY 4.0"\n')
+    # In the header as the Hugging Face Hub names it, in the text as the manager wrote it.
+    assert card.startswith("---\nlicense: cc-by-4.0\n")
+    assert "## License\n\nCC BY 4.0\n" in card
     assert "| Application | 1 | 2 | 3 |" in card
     assert "| **All** | 1 | 2 | 3 |" in card
     assert "The first release." in card

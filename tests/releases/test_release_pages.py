@@ -198,3 +198,22 @@ def test_the_changes_page_shows_what_was_added_removed_and_relabelled(cast: Cast
     card = (release_folder(second) / "README.md").read_text()
     assert "Since 1.0.0: 1 records added, 0 removed, 1 relabelled." in card
     assert "`2` (safe to unsafe)" in card
+
+
+def test_making_public_a_release_of_records_in_annotation_asks_to_confirm(cast: Cast) -> None:
+    for number in (1, 2):
+        record(cast.project, number)
+    release = built_release(cast.project, cast.manager, label_basis="gold")
+    assert release.summary["in_annotation"] == 2
+    url = reverse("releases:release_visibility", args=[cast.project.slug, release.pk])
+    page = cast.client_for("manager").get(detail_url(release)).content.decode()
+    assert "Publish it anyway, with the 2 records still being annotated" in page
+
+    refused = cast.client_for("manager").post(url, {"public": "true"}, follow=True)
+    release.refresh_from_db()
+    assert not release.public
+    assert "tick “Publish it anyway”" in refused.content.decode()
+
+    cast.client_for("manager").post(url, {"public": "true", "confirm": "yes"})
+    release.refresh_from_db()
+    assert release.public

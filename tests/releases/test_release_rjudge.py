@@ -59,6 +59,10 @@ def test_building_the_same_release_again_gives_the_same_bytes(gold_release: Rele
     assert {path.name: path.read_bytes() for path in folder.iterdir()} == first
     assert sorted(first) == [
         "README.md",
+        "judge_dataset.jsonl",
+        "judge_sft.jsonl",
+        "judge_sft_openai.jsonl",
+        "judge_task.py",
         "labels.csv",
         "manifest.json",
         "records.jsonl",

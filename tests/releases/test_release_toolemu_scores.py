@@ -10,6 +10,7 @@ from statistics import fmean
 import pyarrow.parquet as pq
 import pytest
 
+from curation.errors import DomainError
 from curation.models import Record
 from judging.models import JudgeRun
 from releases.build import release_folder
@@ -190,14 +191,39 @@ def test_a_release_of_scores_alone_builds_without_any_safe_unsafe_label(cast: Ca
     assert "| **All** | 0 | 0 | 9 |" in card
 
 
-def test_a_scores_release_leaves_out_what_its_source_did_not_score(cast: Cast, runs) -> None:
+def test_a_release_that_would_hold_nothing_is_refused_and_its_version_stays_free(
+    cast: Cast, runs
+) -> None:
     # Human consensus for both scales, and no one scored: nothing to release, and it says why.
-    release = built_release(cast.project, cast.manager, label_basis=LabelBasis.SCORES)
+    with pytest.raises(DomainError) as refused:
+        built_release(cast.project, cast.manager, label_basis=LabelBasis.SCORES, allow_empty=False)
 
-    assert release.state == Release.State.BUILT
-    assert release.summary["records"] == 0
-    assert release.summary["excluded"] == {"no score from the chosen sources": 9}
-    assert "dpo_pairs.jsonl" not in [entry["name"] for entry in release.manifest["files"]]
+    why = "would hold no records and no approved tasks (9 no score from the chosen sources)"
+    assert why in refused.value.message
+    assert not Release.objects.filter(project=cast.project).exists()
+    released = scored_release(cast, runs, "gpt-5-mini")
+    assert released.version == "1.0.0"
+    assert released.summary["records"] == 9
+
+
+def test_runs_scores_are_released_whatever_the_annotators_have_left_to_do(cast: Cast, runs) -> None:
+    # Nobody labelled a trajectory: all nine are short of k, but a release of the runs' scores
+    # publishes nothing the annotators are still giving.
+    options = release_options(
+        leave_out_in_annotation=True,
+        scores=score_sources(
+            cast.project,
+            safety=runs[("Qwen3-32B", "safety")].pk,
+            helpfulness=runs[("Qwen3-32B", "helpfulness")].pk,
+        ),
+    )
+    release = built_release(
+        cast.project, cast.manager, label_basis=LabelBasis.SCORES, options=options
+    )
+
+    assert release.summary["records"] == 9
+    assert release.summary["excluded"] == {}
+    assert release.summary["in_annotation"] == 9
 
 
 def test_released_records_keep_the_test_case_the_source_and_tool_calls(cast: Cast, runs) -> None:

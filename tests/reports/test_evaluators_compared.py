@@ -31,7 +31,7 @@ def expected(a: list[int], b: list[int]) -> dict[str, float]:
     x, y = np.array(a), np.array(b)
     return {
         "exact": float(np.mean(x == y)),
-        "kappa": cohen_kappa_score(x, y, weights="quadratic"),
+        "kappa": cohen_kappa_score(x, y, weights="quadratic", labels=[0, 1, 2, 3]),
         "alpha": krippendorff.alpha(
             reliability_data=np.vstack([x, y]).astype(float), level_of_measurement="ordinal"
         ),

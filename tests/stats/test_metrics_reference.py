@@ -202,7 +202,7 @@ def test_the_consensus_needs_a_strict_majority_of_at_least_k_labels() -> None:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_two_raters_score_statistics_agree_with_the_reference_libraries(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    # Some seeds leave scores unused: scikit-learn then weighs steps among the scores used.
+    # Some seeds leave scores unused: the kappa still weighs steps on the whole 0-3 scale.
     top = rng.integers(2, 5)
     a = rng.integers(0, top, 200)
     b = np.where(rng.random(200) < 0.5, a, rng.integers(0, top, 200))
@@ -210,7 +210,7 @@ def test_two_raters_score_statistics_agree_with_the_reference_libraries(seed: in
     statistics = metrics.score_agreement(metrics.contingency(a, b, 4, 4))
 
     assert statistics["kappa"] == pytest.approx(
-        cohen_kappa_score(a, b, weights="quadratic"), abs=1e-12
+        cohen_kappa_score(a, b, weights="quadratic", labels=[0, 1, 2, 3]), abs=1e-12
     )
     reliability = np.vstack([a, b]).astype(float)
     assert statistics["alpha"] == pytest.approx(
@@ -220,3 +220,16 @@ def test_two_raters_score_statistics_agree_with_the_reference_libraries(seed: in
     assert statistics["spearman"] == pytest.approx(spearmanr(a, b).statistic, abs=1e-12)
     assert statistics["mae"] == pytest.approx(np.abs(a - b).mean(), abs=1e-12)
     assert statistics["exact"] == pytest.approx(np.mean(a == b), abs=1e-12)
+
+
+def test_score_kappa_weighs_steps_on_the_whole_scale_not_only_the_scores_used() -> None:
+    # Nobody gives a 2: on the 0-3 scale a 1 and a 3 are still two steps apart, not one.
+    a = np.array([0, 1, 3, 3, 0, 1, 3])
+    b = np.array([1, 1, 3, 0, 0, 3, 3])
+
+    kappa = metrics.score_agreement(metrics.contingency(a, b, 4, 4))["kappa"]
+
+    assert kappa == pytest.approx(
+        cohen_kappa_score(a, b, weights="quadratic", labels=[0, 1, 2, 3]), abs=1e-12
+    )
+    assert kappa != pytest.approx(cohen_kappa_score(a, b, weights="quadratic"), abs=1e-6)

@@ -1,4 +1,4 @@
-"""manage.py import_records <project-slug> <path> [--format auto|rjudge|jsonl] [--category NAME]"""
+"""manage.py import_records <project-slug> <path> [--format FORMAT] [--category NAME]"""
 
 from __future__ import annotations
 
@@ -20,7 +20,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("project", help="The project's slug.")
-        parser.add_argument("path", type=Path, help="A .json, .jsonl or .zip file, or a folder.")
+        parser.add_argument(
+            "path", type=Path, help="A .json, .jsonl, .eval or .zip file, or a folder."
+        )
         parser.add_argument(
             "--format",
             choices=ImportFormat.values,
@@ -71,6 +73,12 @@ class Command(BaseCommand):
             out.write(
                 f"{batch.changed_count} of those have other content than the stored version: "
                 "the stored one stays until a manager decides on the import's page."
+            )
+        verdict_changes = batch.changes.exclude(verdict_of="").count()
+        if verdict_changes:
+            out.write(
+                f"{verdict_changes} evaluations differ from the verdicts their runs hold: the "
+                "stored verdicts stay until a manager decides on the import's page."
             )
         summaries = [("Categories", batch.category_counts), ("Labels", batch.label_counts)]
         if batch.evaluation_counts:
