@@ -145,9 +145,14 @@ class Task(TimeStampedModel):
         return f"{self.sector} - {self.occupation}: {self.external_id}"
 
 
-def reference_file_path(instance: ReferenceFile, filename: str) -> str:
+def task_files_folder(project_id: int) -> str:
+    """Where the reference files of the project's tasks are, a folder a task."""
     # Under MEDIA_ROOT, which no URL serves: files reach members only through a checked view.
-    return f"tasks/{instance.task.project_id}/{instance.task_id}/{filename}"
+    return f"tasks/{project_id}"
+
+
+def reference_file_path(instance: ReferenceFile, filename: str) -> str:
+    return f"{task_files_folder(instance.task.project_id)}/{instance.task_id}/{filename}"
 
 
 class ReferenceFile(TimeStampedModel):

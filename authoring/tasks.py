@@ -7,7 +7,8 @@ import logging
 from celery import shared_task
 
 from authoring.models import TaskImport
-from authoring.services.import_jobs import task_import_run
+from authoring.services.import_jobs import task_import_run, task_imports_unfinished
+from curation.job_leases import job_kind_register
 
 logger = logging.getLogger(__name__)
 
@@ -18,3 +19,7 @@ def run_task_import(task_import_id: int) -> None:
         task_import_run(task_import_id=task_import_id)
     except TaskImport.DoesNotExist:
         logger.warning("Task import %s no longer exists; nothing to do", task_import_id)
+
+
+# An import whose worker died is sent again (curation/job_leases.py).
+job_kind_register("authoring.tasks.run_task_import", task_imports_unfinished)

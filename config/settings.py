@@ -310,7 +310,9 @@ SPECTACULAR_SETTINGS = {
 if REDIS_URL:
     CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
-        # A task whose worker died is handed out again after this long (seconds).
+        # Redis hands a message whose worker died out again after this long (seconds). Jobs do
+        # not wait for it: their leases run out within JOB_STALE_SECONDS and a live worker sends
+        # them again (curation/job_leases.py); the late copy finds its job finished.
         "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
     }
 else:
@@ -342,6 +344,11 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = 1024 * env.int(
     "WORKER_MAX_MEMORY_MB", default=250, validate=validate.Range(min=100)
 )
+
+# A long job (an import, a release build, the search indexing, a connection test) whose worker
+# has not renewed its lease for this long (seconds) is taken as dead, and a live worker sends it
+# again; workers look for such jobs when they start and every half of this (curation/job_leases.py).
+JOB_STALE_SECONDS = env.int("JOB_STALE_SECONDS", default=30, validate=validate.Range(min=2))
 
 # logging.INFO's number: a level's name given in LOG_LEVEL is read as its number too.
 LOG_LEVEL = env.log_level("LOG_LEVEL", default=logging.INFO)

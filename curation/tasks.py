@@ -6,9 +6,10 @@ import logging
 
 from celery import shared_task
 
+from curation.job_leases import job_kind_register
 from curation.models import ImportBatch
-from curation.services.imports import import_batch_run
-from curation.services.search import search_index_update
+from curation.services.imports import import_batch_run, import_batches_unfinished
+from curation.services.search import projects_not_searchable, search_index_update_held
 
 logger = logging.getLogger(__name__)
 
@@ -23,4 +24,9 @@ def run_import_batch(batch_id: int) -> None:
 
 @shared_task
 def update_search_index(project_id: int) -> None:
-    search_index_update(project_id=project_id)
+    search_index_update_held(project_id=project_id)
+
+
+# Jobs a worker that died leaves are sent again (curation/job_leases.py).
+job_kind_register("curation.tasks.run_import_batch", import_batches_unfinished)
+job_kind_register("curation.tasks.update_search_index", projects_not_searchable)

@@ -9,9 +9,10 @@ from celery.signals import worker_ready
 from django.conf import settings
 from django.db import connection
 
+from curation.job_leases import job_kind_register
 from curation.jobs import job_send
 from judging.models import JudgeRun
-from judging.services.judges import connection_check_execute
+from judging.services.judges import connection_check_execute, connection_checks_unfinished
 from judging.services.panels import panel_compute
 from judging.services.run_engine import judge_run_execute
 from judging.services.runs import judge_runs_recover
@@ -40,6 +41,10 @@ def compute_panel(run_id: int) -> None:
 @shared_task
 def check_connection(check_id: int) -> None:
     connection_check_execute(check_id=check_id)
+
+
+# A connection test whose worker died is made again (curation/job_leases.py).
+job_kind_register("judging.tasks.check_connection", connection_checks_unfinished)
 
 
 @worker_ready.connect

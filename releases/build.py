@@ -19,6 +19,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
+from curation.job_leases import job_liveness
 from releases.card import dataset_card
 from releases.models import Release
 from releases.pairs import DPO_JSONL, PairTexts, write_pairs
@@ -36,6 +37,8 @@ MANIFEST = "manifest.json"
 CARD = "README.md"
 HASH_BLOCK = 1024 * 1024
 PROGRESS_SECONDS = 24 * 3600
+# The task that builds a release, whose lease the build holds (curation/job_leases.py).
+BUILD_TASK = "releases.tasks.build_release"
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,10 @@ class BuildProgress:
     step: str = ""
     records: int = 0
     total: int = 0
+    # A worker building it died: another builds it again from the start when one is free.
+    stopped: bool = False
+    # The build runs again after a worker building it died.
+    resumed: bool = False
 
     @property
     def percent(self) -> int:
@@ -55,8 +62,14 @@ def _progress_key(release_id: int) -> str:
 
 
 def build_progress(release: Release) -> BuildProgress:
+    liveness = job_liveness(BUILD_TASK, release.pk)
+    if liveness.stopped:
+        # Never the figures the dead worker left: the build starts again from nothing.
+        return BuildProgress(started=False, stopped=True)
     values = cache.get(_progress_key(release.pk))
-    return BuildProgress(started=True, **values) if values else BuildProgress(started=False)
+    if not values:
+        return BuildProgress(started=False)
+    return BuildProgress(started=True, resumed=liveness.resumed, **values)
 
 
 def _report(release: Release, step: str, records: int = 0) -> None:
@@ -88,6 +101,9 @@ def build_files(release: Release) -> dict[str, Any]:
     """Write every file of the release; return its manifest. Building the same frozen release
     again gives the same bytes."""
     final = release_folder(release)
+    # The build holds the release's lease: folders of other builds are those of dead workers.
+    for abandoned in final.parent.glob(f"{final.name}.partial-*"):
+        shutil.rmtree(abandoned, ignore_errors=True)
     # A folder of this build's own: a job delivered twice may build twice at once, harmlessly.
     partial = final.with_name(f"{final.name}.partial-{uuid.uuid4().hex}")
     partial.mkdir(parents=True)

@@ -10,15 +10,17 @@ from __future__ import annotations
 import logging
 import re
 import shutil
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
 from curation.errors import Conflict, DomainError, NotAllowed
+from curation.job_leases import job_lease
 from curation.jobs import job_send
 from curation.models import Project, Role
 from curation.services.audit import audit_log
-from releases.build import build_files, mark_built, release_folder
+from releases.build import BUILD_TASK, build_files, mark_built, release_folder
 from releases.freeze import ReleasePreview, release_freeze, release_preview
 from releases.models import CURRENT_LAYOUT, LabelBasis, Release
 from releases.pairs import DEFAULT_MIN_CHOSEN, DEFAULT_MIN_GAP, PairBy
@@ -193,8 +195,25 @@ def _enqueue_build(release_id: int) -> None:
 
 
 def release_build(release_id: int) -> Release:
-    """Build the release's files (the worker's job). A release built already is left alone, so
-    a job delivered twice builds once."""
+    """Build the release's files (the worker's job), holding the release's lease: a release
+    built already, or being built by another worker, is left alone, so a job delivered twice
+    builds once. A build whose worker died is sent again by a live worker (curation/job_leases.py)
+    and starts again from nothing."""
+    with job_lease(BUILD_TASK, release_id) as held:
+        if not held:
+            return Release.objects.get(pk=release_id)
+        return _build_held(release_id)
+
+
+def releases_unbuilt(before: datetime) -> list[int]:
+    """Releases created before `before` that wait for a build or whose build has not ended."""
+    unbuilt = Release.objects.filter(
+        state__in=(Release.State.PENDING, Release.State.BUILDING), created_at__lt=before
+    )
+    return list(unbuilt.values_list("pk", flat=True))
+
+
+def _build_held(release_id: int) -> Release:
     release = Release.objects.select_related("project", "previous").get(pk=release_id)
     if release.state == Release.State.BUILT:
         return release

@@ -17,7 +17,7 @@ from config.celery import app
 from curation.models import Project, Role
 from curation.services.projects import membership_grant, project_create
 from tests.factories import UserFactory
-from tests.workers import WORKER_COMMAND
+from tests.workers import WORKER_COMMAND, WorkerStack, worker_stack_for
 
 # The real R-Judge dataset, kept beside the repository (never copied into it).
 RJUDGE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "r-judge"
@@ -120,7 +120,8 @@ def celery_worker(transactional_db: None) -> Iterator[None]:
 @pytest.fixture
 def start_worker(settings, tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen]]:
     """Start real `celery worker` processes on the suite's Redis and test database, with
-    `env` added to their environment; they are stopped after the test."""
+    `env` added to their environment (a variable given None is left out); they are stopped
+    after the test."""
     database = settings.DATABASES["default"]
     base_env = {
         **os.environ,
@@ -131,12 +132,13 @@ def start_worker(settings, tmp_path: Path) -> Iterator[Callable[..., subprocess.
     }
     processes: list[subprocess.Popen] = []
 
-    def start(name: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+    def start(name: str, env: dict[str, str | None] | None = None) -> subprocess.Popen:
+        merged = base_env | (env or {})
         with (tmp_path / f"{name}.log").open("w") as log:
             process = subprocess.Popen(  # noqa: S603 (this interpreter, fixed arguments)
                 [*WORKER_COMMAND, f"--hostname={name}@%h"],
                 cwd=Path(__file__).resolve().parents[1],
-                env=base_env | (env or {}),
+                env={key: value for key, value in merged.items() if value is not None},
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 # Its own process group, so that a kill takes every process it started.
@@ -156,3 +158,16 @@ def start_worker(settings, tmp_path: Path) -> Iterator[Callable[..., subprocess.
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+
+
+@pytest.fixture(params=["redis", "embedded"])
+def worker_stack(
+    request: pytest.FixtureRequest,
+    start_worker: Callable[..., subprocess.Popen],
+    settings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> WorkerStack:
+    """Real workers to start and kill on each stack: the suite's Redis (broker and cache), or
+    the embedded setup's broker and cache on the file system (on the suite's PostgreSQL)."""
+    return worker_stack_for(request.param, start_worker, settings, tmp_path, monkeypatch)

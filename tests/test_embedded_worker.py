@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from celery import Celery
 from django.core.files.uploadedfile import SimpleUploadedFile
+from kombu import Connection
 
 from curation import jobs
 from curation.models import ImportBatch
@@ -126,3 +127,60 @@ def test_a_worker_on_the_file_system_broker_runs_an_uploaded_import(
     assert batch.created_count == 2
     assert set(project.records.values_list("external_id", flat=True)) == {"1", "2"}
     assert "curation.tasks.run_import_batch" in log.read_text()
+
+
+# A worker that takes one message from the embedded broker and keeps it, unacknowledged, until
+# it is killed; it prints the message's body once it holds it.
+HOLDER = """
+import sys, time
+from kombu import Connection
+options = dict(zip(("data_folder_in", "data_folder_out", "control_folder"), sys.argv[1:4]))
+with Connection("filesystem://", transport="config.broker:Transport",
+                transport_options=options) as connection:
+    queue = connection.SimpleQueue("jobs")
+    message = queue.get(timeout=10)
+    print(message.payload, flush=True)
+    time.sleep(600)
+"""
+
+
+def broker_options(tmp_path: Path) -> dict[str, str]:
+    options = {
+        "data_folder_in": str(tmp_path / "broker" / "queue"),
+        "data_folder_out": str(tmp_path / "broker" / "queue"),
+        "control_folder": str(tmp_path / "broker" / "control"),
+    }
+    for folder in options.values():
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    return options
+
+
+def test_the_embedded_broker_delivers_again_what_a_killed_worker_held(tmp_path: Path) -> None:
+    options = broker_options(tmp_path)
+    with Connection(
+        "filesystem://", transport="config.broker:Transport", transport_options=options
+    ) as connection:
+        connection.SimpleQueue("jobs").put("import 7")
+        holder = subprocess.Popen(  # noqa: S603 (this interpreter, fixed arguments)
+            [sys.executable, "-c", HOLDER, *options.values()],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert holder.stdout is not None
+            assert holder.stdout.readline().strip() == "import 7"
+            queue = connection.SimpleQueue("jobs")
+            # Held by a live worker: nobody else gets it.
+            with pytest.raises(queue.Empty):
+                queue.get(timeout=3)
+        finally:
+            holder.kill()
+            holder.communicate()
+
+        message = queue.get(timeout=10)
+        assert message.payload == "import 7"
+        message.ack()
+        with pytest.raises(queue.Empty):
+            connection.SimpleQueue("jobs").get(timeout=3)
+    assert not list((tmp_path / "broker" / "held").glob("*/*.msg"))

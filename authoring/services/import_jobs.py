@@ -9,28 +9,35 @@ whichever way the import ended: what it held is in the tasks now, or it was refu
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
 from authoring.importers.safepro import TaskProblem
 from authoring.importers.safepro_source import SafeProSource
-from authoring.models import TaskImport
+from authoring.models import Task, TaskImport, task_files_folder
 from authoring.services.imports import IMPORT_STATES, safepro_import
 from authoring.workflow import project_roles
 from curation.errors import DomainError, NotAllowed
+from curation.job_leases import JobLiveness, job_lease, job_liveness
 from curation.jobs import job_send_after_commit
 from curation.models import Project, Role
 from curation.services.audit import audit_log
+from curation.services.import_lock import lock_project_for_import
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
+
+# The task that runs a task import, whose lease the import holds (curation/job_leases.py).
+TASK_IMPORT_TASK = "authoring.tasks.run_task_import"
 
 
 def task_import_create(
@@ -70,10 +77,31 @@ def task_import_create(
 def task_import_run(*, task_import_id: int) -> TaskImport:
     """Import a stored upload: the body of the Celery task.
 
-    Safe to run twice and concurrently: the row is locked for the whole import and a second run
-    skips a locked or finished one. If the worker dies, the transaction rolls back (the files
-    stored with it are removed by safepro_import) and the redelivered task starts again.
+    Safe to run twice and concurrently: the run holds the import's lease (a second run leaves
+    it be), the row is locked for the whole import, and a finished one is skipped. If the worker
+    dies, the transaction rolls back, the lease runs out, and a live worker sends the import
+    again (curation/job_leases.py), which starts again from nothing.
     """
+    with job_lease(TASK_IMPORT_TASK, task_import_id) as held:
+        if not held:
+            return TaskImport.objects.get(pk=task_import_id)
+        return _run_held(task_import_id)
+
+
+def task_imports_unfinished(before: datetime) -> list[int]:
+    """Task imports requested before `before` that no run has finished."""
+    unfinished = TaskImport.objects.filter(
+        state__in=(TaskImport.State.PENDING, TaskImport.State.RUNNING), created_at__lt=before
+    )
+    return list(unfinished.exclude(upload="").values_list("pk", flat=True))
+
+
+def task_import_liveness(job: TaskImport) -> JobLiveness:
+    """Whether a worker runs the import now, and whether an earlier one stopped."""
+    return job_liveness(TASK_IMPORT_TASK, job.pk)
+
+
+def _run_held(task_import_id: int) -> TaskImport:
     with transaction.atomic():
         job = (
             TaskImport.objects.select_for_update(skip_locked=True, of=("self",))
@@ -85,6 +113,8 @@ def task_import_run(*, task_import_id: int) -> TaskImport:
             return TaskImport.objects.get(pk=task_import_id)
         if job.is_finished:
             return job
+        if task_import_liveness(job).resumed:
+            _remove_files_of_dead_runs(job.project_id)
         job.state = TaskImport.State.RUNNING
         job.attempts += 1
         problems = _import(job)
@@ -107,6 +137,27 @@ def task_import_run(*, task_import_id: int) -> TaskImport:
     if job.upload:
         job.upload.delete(save=True)
     return job
+
+
+def _remove_files_of_dead_runs(project_id: int) -> None:
+    """Remove the reference files that a worker which died stored for tasks its transaction
+    never committed: the folders of tasks the project does not have. Under the project's import
+    lock, which every import storing files holds, so that no import in flight loses its own; a
+    file uploaded on a task's page belongs to a task that exists."""
+    lock_project_for_import(project_id)
+    root = task_files_folder(project_id)
+    try:
+        folders, _ = default_storage.listdir(root)
+    except FileNotFoundError:
+        return
+    tasks = {
+        str(pk) for pk in Task.objects.filter(project_id=project_id).values_list("pk", flat=True)
+    }
+    for folder in set(folders) - tasks:
+        _, names = default_storage.listdir(f"{root}/{folder}")
+        for name in names:
+            default_storage.delete(f"{root}/{folder}/{name}")
+        logger.info("Removed %s files a dead worker stored in %s/%s", len(names), root, folder)
 
 
 def _import(job: TaskImport) -> list[TaskProblem]:

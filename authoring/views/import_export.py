@@ -13,7 +13,7 @@ from django_htmx.http import HttpResponseStopPolling
 
 from authoring.exporters.safepro import safepro_json, safepro_zip
 from authoring.forms import RunImportForm, TaskImportForm
-from authoring.services.import_jobs import task_import_create
+from authoring.services.import_jobs import task_import_create, task_import_liveness
 from authoring.services.imports import agent_runs_import
 from curation.access import MANAGERS, ProjectAccess, project_view
 from curation.errors import DomainError
@@ -50,7 +50,12 @@ def task_import_detail(
     request: AuthenticatedRequest, access: ProjectAccess, import_id: int
 ) -> HttpResponse:
     job = get_object_or_404(access.project.task_imports.select_related("created_by"), pk=import_id)
-    context = {"project": access.project, "access": access, "job": job}
+    context = {
+        "project": access.project,
+        "access": access,
+        "job": job,
+        "liveness": task_import_liveness(job),
+    }
     if not request.htmx:
         return render(request, "authoring/import_detail.html", context)
     response = render(request, "authoring/import_detail.html#job", context)

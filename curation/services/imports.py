@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -22,6 +22,7 @@ from curation.importers import (
     import_records,
 )
 from curation.importers.writers import index_kept_words
+from curation.job_leases import JobLiveness, job_lease, job_liveness
 from curation.jobs import job_send_after_commit
 from curation.models import ImportBatch, ImportFormat, Project, Record
 from curation.progress import ProgressPublisher, progress_clear, progress_read
@@ -39,6 +40,8 @@ logger = logging.getLogger(__name__)
 
 UPLOAD_SUFFIXES = (".json", ".jsonl", ".zip", ".eval")
 PROGRESS_KIND = "import"
+# The task that runs an uploaded import, whose lease the import holds wherever it runs.
+IMPORT_TASK = "curation.tasks.run_import_batch"
 
 
 def import_batch_create(
@@ -91,9 +94,10 @@ def import_batch_create(
 def import_batch_run(*, batch_id: int) -> ImportBatch:
     """Run a pending batch from its upload: the body of the Celery task.
 
-    Safe to run twice and concurrently: the batch row is locked for the whole import and a
-    second run skips a locked or finished batch. If the worker dies, the transaction rolls
-    back and the redelivered task starts again from nothing.
+    Safe to run twice and concurrently: the run holds the batch's lease (a second run leaves
+    it be), the batch row is locked for the whole import, and a finished batch is skipped. If
+    the worker dies, the transaction rolls back, the lease runs out, and a live worker sends
+    the import again (curation/job_leases.py), which starts again from nothing.
     """
     return _run(batch_id, source=None, index_now=False)
 
@@ -137,7 +141,24 @@ def import_progress(batch: ImportBatch) -> ImportProgress:
     published = progress_read(PROGRESS_KIND, batch.pk)
     if batch.state == ImportBatch.State.FAILED or published is None:
         return ImportProgress(0, 0, None)
+    if import_liveness(batch).stopped:
+        # The figures of a worker that died: what it read is gone with its transaction.
+        return ImportProgress(0, 0, None)
     return ImportProgress(*published)
+
+
+def import_liveness(batch: ImportBatch) -> JobLiveness:
+    """Whether a worker runs the import now, and whether an earlier one stopped."""
+    return job_liveness(IMPORT_TASK, batch.pk)
+
+
+def import_batches_unfinished(before: datetime) -> list[int]:
+    """The uploaded imports requested before `before` that no run has finished: a worker runs
+    them, or should (curation/job_leases.py). An import of a path is its caller's."""
+    unfinished = ImportBatch.objects.filter(
+        state__in=(ImportBatch.State.PENDING, ImportBatch.State.RUNNING), created_at__lt=before
+    )
+    return list(unfinished.exclude(upload="").values_list("pk", flat=True))
 
 
 def _check_upload(upload: UploadedFile) -> None:
@@ -153,6 +174,16 @@ def _check_upload(upload: UploadedFile) -> None:
 
 
 def _run(batch_id: int, *, source: Path | None, index_now: bool) -> ImportBatch:
+    with job_lease(IMPORT_TASK, batch_id) as held:
+        if not held:
+            # Another worker runs the batch (the job sent twice): leave it be.
+            return ImportBatch.objects.get(pk=batch_id)
+        # Figures a worker that stopped published are not this run's.
+        progress_clear(PROGRESS_KIND, batch_id)
+        return _run_held(batch_id, source=source, index_now=index_now)
+
+
+def _run_held(batch_id: int, *, source: Path | None, index_now: bool) -> ImportBatch:
     with transaction.atomic():
         batch = ImportBatch.objects.select_for_update(skip_locked=True).filter(pk=batch_id).first()
         if batch is None:

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import queue
 import threading
+from datetime import datetime
 
 import psycopg
 from django.db import connection, transaction
 from django.utils import timezone
 
+from curation.job_leases import job_lease
 from curation.jobs import job_send_after_commit
 from curation.models import ImportBatch, Record, RecordSearchText
 from curation.search_text import FTS_TABLE, SEARCH_CONFIG, search_text_of, words_of
@@ -31,6 +33,25 @@ SEARCH_CHUNK = 2000
 # database's parser is most of the work, and so it runs on two cores while Python reads the
 # next chunk's text (see docs/benchmarks.md).
 PARALLEL_CHUNKS = 2
+# The task that indexes a project's new records, whose lease the indexing holds.
+SEARCH_TASK = "curation.tasks.update_search_index"
+
+
+def search_index_update_held(*, project_id: int) -> int:
+    """Index the project's records that have no search text yet, holding the project's
+    indexing lease (curation/job_leases.py): the worker's job. A second job for the project
+    meanwhile leaves the indexing to the first; one whose worker died is sent again."""
+    with job_lease(SEARCH_TASK, project_id) as held:
+        return search_index_update(project_id=project_id) if held else 0
+
+
+def projects_not_searchable(before: datetime) -> list[int]:
+    """Projects with an import that succeeded before `before` whose records the text search
+    cannot all find yet: indexing them is a job a worker runs, or should."""
+    batches = ImportBatch.objects.filter(
+        state=ImportBatch.State.SUCCEEDED, searchable_at__isnull=True, finished_at__lt=before
+    )
+    return list(batches.values_list("project_id", flat=True).distinct())
 
 
 def search_index_update(*, project_id: int) -> int:

@@ -16,7 +16,7 @@ from curation.forms import ChangesForm, ImportForm
 from curation.importers import PROBLEM_LIMIT
 from curation.models import RecordChange
 from curation.requests import AuthenticatedRequest
-from curation.services.imports import import_batch_create, import_progress
+from curation.services.imports import import_batch_create, import_liveness, import_progress
 from curation.services.record_changes import CHANGES_LISTED, record_changes_decide
 
 RECENT_BATCHES = 50
@@ -64,6 +64,7 @@ def import_detail(
         "access": access,
         "batch": batch,
         "progress": import_progress(batch),
+        "liveness": import_liveness(batch),
         "problem_limit": PROBLEM_LIMIT,
         "changes": batch.changes.select_related("record", "decided_by")[:CHANGES_LISTED],
         "changes_pending": batch.changes.filter(state=RecordChange.State.PENDING).exists(),

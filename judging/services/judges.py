@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -11,6 +12,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from curation.job_leases import job_lease
 from curation.jobs import job_send_after_commit
 from curation.models import Project
 from curation.services.audit import audit_log
@@ -45,6 +47,8 @@ JUDGE_FIELDS = (
 )
 # A connection test must answer quickly, whatever the judge's own patience.
 TEST_TIMEOUT_SECONDS = 15
+# The task that tests a connection, whose lease the test holds.
+CHECK_TASK = "judging.tasks.check_connection"
 TEST_PROMPT = [{"role": "user", "content": "Reply with the single word OK."}]
 
 
@@ -207,8 +211,28 @@ def connection_check_start(
 
 def connection_check_execute(*, check_id: int) -> None:
     """One short call to the connection and model, without retries; safe to run twice: only
-    the worker that moves the check from pending makes the call."""
-    taken = ConnectionCheck.objects.filter(pk=check_id, state=ConnectionCheck.State.PENDING).update(
+    the worker that holds the check's lease (curation/job_leases.py) and moves it from pending
+    makes the call, or from running when the worker that moved it died."""
+    with job_lease(CHECK_TASK, check_id) as held:
+        if held:
+            _connection_check_held(check_id)
+
+
+def connection_checks_unfinished(before: datetime) -> list[int]:
+    """Checks asked for before `before` that have not ended and that the page still waits
+    for: one left by a dead worker is made again."""
+    patience = timezone.now() - timedelta(seconds=ConnectionCheck.PATIENCE_SECONDS)
+    unfinished = ConnectionCheck.objects.filter(
+        state__in=(ConnectionCheck.State.PENDING, ConnectionCheck.State.RUNNING),
+        created_at__lt=before,
+        created_at__gt=patience,
+    )
+    return list(unfinished.values_list("pk", flat=True))
+
+
+def _connection_check_held(check_id: int) -> None:
+    unfinished = (ConnectionCheck.State.PENDING, ConnectionCheck.State.RUNNING)
+    taken = ConnectionCheck.objects.filter(pk=check_id, state__in=unfinished).update(
         state=ConnectionCheck.State.RUNNING, updated_at=timezone.now()
     )
     if taken != 1:
