@@ -373,6 +373,9 @@ JUDGE_LIMIT_BURST_SECONDS = env.float("JUDGE_LIMIT_BURST_SECONDS", default=1.0)
 # A run whose next call would wait longer than this for its turn at the connection's limits
 # steps aside: it gives its worker back and comes back when its turn is near.
 JUDGE_LIMIT_PATIENCE_SECONDS = env.float("JUDGE_LIMIT_PATIENCE_SECONDS", default=10.0)
+# A worker holds a judge run this long at most before it goes to the back of the queue, so that
+# the jobs sent after the run (another project's run, an import) are not kept waiting.
+JUDGE_RUN_SLICE_SECONDS = env.float("JUDGE_RUN_SLICE_SECONDS", default=60.0)
 # Connection tests one person may start in an hour (a connection has one under way at a time).
 JUDGE_CONNECTION_TESTS_PER_HOUR = env.int("JUDGE_CONNECTION_TESTS_PER_HOUR", default=20)
 # The HTTP clients under the judges log every request at INFO and their internals at DEBUG;

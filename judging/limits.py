@@ -10,6 +10,23 @@ it draws an estimate (its body's size / 4, plus `max_tokens` when set), and the 
 settled when the answer tells the usage, so that the tokens bucket may go into debt and hold
 back the next requests.
 
+Nothing a caller does can stall the others for long. A request that is refused, fails or gets
+no answer gives back the tokens it drew (judging/client.py), since a provider counts none for
+it. The tokens bucket never owes more than one request may take, a minute's worth of the limit
+(`Limits.largest_call`): a request is counted for no more, and a debt read or settled past it
+is cut there, so that even an answer claiming a billion tokens, or a bucket poisoned by an
+older version, is paid back within a minute. A judge's `max_tokens` is bounded by its
+connection besides (judging/parameters.py).
+
+Callers take turns. Each draw names its caller (a run or a test) and the caller's group (its
+project). While callers wait, the next request goes to the group served longest ago, and
+within it to the caller served longest ago: a project with twenty runs gets as many calls as a
+project with one, and a run with 64 threads no more than a run with one. A waiting caller that
+has not asked again shortly after the wait it was told is forgotten, and one that gives up
+leaves at once, so that nobody holds a turn they will not take. A caller that would wait
+longer than it is willing to (`patience`) is told how long instead (LimitWait): a run then
+gives its worker back and comes back later (judging/services/run_engine/execution.py).
+
 A 429 that says how long to wait (`Retry-After`, or `retry-after-ms`) pauses every worker on
 the connection, not only the one that got it: the pause is a key in Redis that the same script
 reads before anything is drawn. A connection without limits draws nothing, and a process asks
@@ -19,7 +36,7 @@ within that time.
 
 Without Redis (the embedded default: a broker on the file system, one worker), the buckets and
 pauses are kept in the worker process, and a warning says that the limits then hold for that
-process alone.
+process alone; turns there are first come, first served.
 """
 
 from __future__ import annotations
@@ -372,9 +389,12 @@ def wait_for_turn(
     stop: threading.Event | None = None,
 ) -> None:
     """Wait until the connection may send one more request of about `tokens` tokens, in the
-    caller's turn. Raises LimitWait rather than wait past `patience` seconds in all (None: as
-    long as it takes), or as soon as `stop` is set."""
-    deadline = None if patience is None else time.monotonic() + patience
+    caller's turn. Raises LimitWait when the limits ask for a wait longer than `patience`
+    seconds (None: any), and as soon as `stop` is set.
+
+    The waits are each short while the caller takes its turns among others (its threads take
+    them one after another); one longer than the patience means the connection is paused, or
+    owes tokens, or many callers come first."""
     limited = bool(limits.requests_per_minute or limits.tokens_per_minute)
     while True:
         # No budget to draw from without limits, but a pause holds for those connections too.
@@ -385,17 +405,18 @@ def wait_for_turn(
         )
         if wait <= 0:
             return
-        if deadline is not None and time.monotonic() + wait > deadline:
+        if patience is not None and wait > patience:
             if limited:
                 buckets().leave(limits, caller)
             raise LimitWait(wait)
-        if stop is not None:
-            if stop.wait(wait):
-                if limited:
-                    buckets().leave(limits, caller)
-                raise LimitWait(0)
-        else:
-            time.sleep(wait)
+        # Without limits, the pause is asked about again soon: another 429 may lengthen it.
+        nap = wait if limited else min(wait, PAUSE_CHECK_SECONDS)
+        if stop is None:
+            time.sleep(nap)
+        elif stop.wait(nap):
+            if limited:
+                buckets().leave(limits, caller)
+            raise LimitWait(0)
 
 
 class _PauseCache:
@@ -414,7 +435,7 @@ class _PauseCache:
             until = now + buckets().paused_for(connection_id)
             with self._lock:
                 self._known[connection_id] = (now, until)
-        return min(until - now, PAUSE_CHECK_SECONDS) if until > now else 0.0
+        return max(0.0, until - now)
 
     def forget(self, connection_id: int) -> None:
         with self._lock:

@@ -18,7 +18,9 @@ projects and runs on the connection (judging/limits.py). A run whose next call w
 longer than JUDGE_LIMIT_PATIENCE_SECONDS does not hold its worker meanwhile: it lets its calls
 in flight end, commits, hands its chunks back and sends itself to a worker again for when its
 turn is near; the records it had not judged keep no verdict and are judged then. A run that
-is cancelled while its calls wait for their turn stops waiting at once.
+is cancelled while its calls wait for their turn stops waiting at once. So that no run keeps
+the workers from the other jobs (another project's run, an import), a worker also steps aside
+after JUDGE_RUN_SLICE_SECONDS on a run, to the back of the queue.
 
 A run retrying its errored records (`retry_errors`) judges those records again, and each new
 verdict replaces the error in the transaction that writes it.
@@ -207,6 +209,8 @@ class _Execution:
         # set once a call would wait too long for its turn at the limits.
         self.unfinished: set[int] = set()
         self.back_in: float | None = None
+        self.started = time.monotonic()
+        self.slice_seconds = settings.JUDGE_RUN_SLICE_SECONDS
 
     def run(self) -> None:
         pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix=f"judge-run-{self.run_id}")
@@ -234,6 +238,9 @@ class _Execution:
         exhausted = False
         last_commit = time.monotonic()
         while True:
+            if self.back_in is None and time.monotonic() - self.started > self.slice_seconds:
+                # Its turn at the worker is over: the jobs queued behind it take theirs.
+                self.back_in = 0.0
             while not exhausted and self.back_in is None and len(in_flight) < self.concurrency:
                 item = next(items, None)
                 if item is None:
@@ -308,18 +315,15 @@ class _Execution:
         return carry_on
 
     def _step_aside(self, answered: list[tuple[int, Verdict]]) -> bool:
-        """Commit, hand the chunks back and come back when the run's turn is near (see the
-        module's docstring); always False: this worker stops."""
+        """Commit, hand the chunks back and come back when the run's turn is near, or at once
+        behind the jobs queued (see the module's docstring); always False: this worker
+        stops."""
         if self._commit(answered):
             chunks_release(chunk_ids=list(self.outstanding), claim=self.claim)
             # Back before the run's heartbeat would look stale, to keep it from being resumed.
             back_in = min(self.back_in or 0.0, settings.JUDGE_RUN_STALE_SECONDS / 2)
             job_send("judging.tasks.run_judge", self.run_id, countdown=back_in)
-            logger.info(
-                "Judge run %s waits for its turn at the connection's limits: back in %.1f s",
-                self.run_id,
-                back_in,
-            )
+            logger.info("Judge run %s steps aside: back in %.1f s", self.run_id, back_in)
         return False
 
     def _remaining(self, record_ids: list[int]) -> list[int]:
