@@ -207,8 +207,9 @@ def connection_check_start(
     asks); the page polls the check until it ends.
 
     Tests are limited so that nobody fills the workers with them: a connection has one test
-    under way at a time (Conflict while it has), and a person starts at most
-    JUDGE_CONNECTION_TESTS_PER_HOUR of them an hour (TooManyTests)."""
+    under way at a time, and so has a person but a site administrator (Conflict while they
+    have), and a person starts at most JUDGE_CONNECTION_TESTS_PER_HOUR of them an hour
+    (TooManyTests)."""
     with transaction.atomic():
         # Held until the check is written: of two requests at once, the second sees the first.
         ModelConnection.objects.select_for_update().filter(pk=connection.pk).first()
@@ -234,11 +235,11 @@ class TooManyTests(DomainError):
 def _refuse_extra_tests(actor: User | None, connection: ModelConnection) -> None:
     now = timezone.now()
     # A test unfinished past its patience is one no worker will finish: it holds nothing back.
-    under_way = connection.checks.filter(
+    under_way = ConnectionCheck.objects.filter(
         state__in=(ConnectionCheck.State.PENDING, ConnectionCheck.State.RUNNING),
         created_at__gt=now - timedelta(seconds=ConnectionCheck.PATIENCE_SECONDS),
     )
-    if under_way.exists():
+    if under_way.filter(connection=connection).exists():
         raise Conflict(
             "This connection is being tested already: its result shows on the page that asked, "
             "within a minute. Test it again once it has come."
@@ -248,6 +249,10 @@ def _refuse_extra_tests(actor: User | None, connection: ModelConnection) -> None
         return
     # Held too: one person's requests at once are counted one after another.
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    # One test at a time a person, so that one person's tests of many connections never hold
+    # every worker; site administrators test the connections they set up several at once.
+    if not user.is_superuser and under_way.filter(requested_by=user).exists():
+        raise Conflict("Your test of another connection is under way: wait for its result.")
     per_hour = settings.JUDGE_CONNECTION_TESTS_PER_HOUR
     recent = ConnectionCheck.objects.filter(
         requested_by=user, created_at__gt=now - timedelta(hours=1)

@@ -1,6 +1,7 @@
 """Testing connections is limited, so that nobody fills the workers with tests: a connection
 has one test under way at a time, a person starts at most JUDGE_CONNECTION_TESTS_PER_HOUR an
-hour, and a test gives up rather than wait long for its turn at the connection's limits."""
+hour and has one under way at a time, and a test gives up rather than wait long for its turn at
+the connection's limits."""
 
 from __future__ import annotations
 
@@ -55,18 +56,37 @@ def test_a_connection_is_tested_again_once_its_test_ended_or_was_given_up(cast) 
     assert api.post(check_url(cast, judge)).status_code == 202
 
 
-def test_a_person_starts_at_most_so_many_tests_an_hour(cast, settings) -> None:
-    settings.JUDGE_CONNECTION_TESTS_PER_HOUR = 3
+def test_a_person_has_one_test_under_way_at_a_time(cast) -> None:
     judges = [
-        make_judge(cast.project, "http://127.0.0.1:9/v1", name=f"Judge {number}")
-        for number in range(5)
+        make_judge(cast.project, f"http://127.0.0.1:{port}/v1", name=f"Judge {port}")
+        for port in (9, 10)
     ]
     api = api_for(cast.manager)
 
-    statuses = [api.post(check_url(cast, judge)).status_code for judge in judges]
-    other = api_for(cast.superuser).post(check_url(cast, judges[4]))
+    first = api.post(check_url(cast, judges[0]))
+    second = api.post(check_url(cast, judges[1]))
+    ConnectionCheck.objects.filter(pk=first.json()["id"]).update(state="succeeded")
+    third = api.post(check_url(cast, judges[1]))
 
-    assert statuses == [202, 202, 202, 429, 429]
+    assert (first.status_code, second.status_code, third.status_code) == (202, 409, 202)
+    assert second.json()["detail"] == (
+        "Your test of another connection is under way: wait for its result."
+    )
+
+
+def test_a_person_starts_at_most_so_many_tests_an_hour(cast, settings) -> None:
+    settings.JUDGE_CONNECTION_TESTS_PER_HOUR = 3
+    judge = make_judge(cast.project, "http://127.0.0.1:9/v1")
+    api = api_for(cast.manager)
+    answers = []
+    for _ in range(5):
+        answers.append(api.post(check_url(cast, judge)))
+        ConnectionCheck.objects.update(state="failed")
+
+    other = api_for(cast.superuser).post(check_url(cast, judge))
+
+    assert [answer.status_code for answer in answers] == [202, 202, 202, 429, 429]
+    assert "3 times in the last hour" in answers[-1].json()["detail"]
     assert other.status_code == 202
 
 
