@@ -151,7 +151,7 @@ def test_one_projects_absurd_judge_and_tests_do_not_stall_another_projects_run(
     assert len(its_calls) == 40
     assert took < 90
     assert greedy_state == JudgeRun.State.RUNNING
-    assert len(beside) >= 10
+    assert len(beside) >= 5
     assert (len(its_calls) - 1) / span >= 0.8 * share
     # The limit held for both together, and the bucket owes a few calls' worth at most, not the
     # thousand tokens each of the hundred refused calls drew.
