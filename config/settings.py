@@ -377,6 +377,14 @@ JUDGE_RUN_MAX_WORKERS = env.int("JUDGE_RUN_MAX_WORKERS", default=32)
 # A connection's limits per minute may be spent in a burst of this many seconds' worth after a
 # quiet spell (at least one request): see judging/limits.py.
 JUDGE_LIMIT_BURST_SECONDS = env.float("JUDGE_LIMIT_BURST_SECONDS", default=1.0)
+# A run whose next call would wait longer than this for its turn at the connection's limits
+# steps aside: it gives its worker back and comes back when its turn is near.
+JUDGE_LIMIT_PATIENCE_SECONDS = env.float("JUDGE_LIMIT_PATIENCE_SECONDS", default=10.0)
+# A worker holds a judge run this long at most before it goes to the back of the queue, so that
+# the jobs sent after the run (another project's run, an import) are not kept waiting.
+JUDGE_RUN_SLICE_SECONDS = env.float("JUDGE_RUN_SLICE_SECONDS", default=60.0)
+# Connection tests one person may start in an hour (a connection has one under way at a time).
+JUDGE_CONNECTION_TESTS_PER_HOUR = env.int("JUDGE_CONNECTION_TESTS_PER_HOUR", default=20)
 # The HTTP clients under the judges log every request at INFO and their internals at DEBUG;
 # keep them to warnings so that a DEBUG log level does not fill the log with request details.
 for _quiet in ("openai", "httpx", "httpx2", "httpcore", "httpcore2"):

@@ -2,10 +2,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from curation.errors import DomainError
 from judging.client import api_key_is_set
 from judging.models import (
     ConnectionCheck,
@@ -55,6 +56,7 @@ class ModelConnectionAdmin(admin.ModelAdmin):
         "max_concurrency",
         "requests_per_minute",
         "tokens_per_minute",
+        "max_tokens",
         "price_in_per_million",
         "price_out_per_million",
     ]
@@ -80,12 +82,20 @@ class ModelConnectionAdmin(admin.ModelAdmin):
     @admin.action(description="Test the selected connections with their first model")
     def test(self, request: HttpRequest, queryset: QuerySet[ModelConnection]) -> None:
         for connection in queryset:
-            connection_check_start(
-                actor=_actor(request), connection=connection, model=connection.offered_models[0]
-            )
-        self.message_user(
-            request, "A worker is testing them: the results are in Connection checks."
-        )
+            try:
+                connection_check_start(
+                    actor=_actor(request),
+                    connection=connection,
+                    model=connection.offered_models[0],
+                )
+            except DomainError as refused:
+                self.message_user(request, f"{connection}: {refused.message}", messages.WARNING)
+            else:
+                self.message_user(
+                    request,
+                    f"{connection}: a worker is testing it; the result will be in "
+                    "Connection checks.",
+                )
 
 
 @admin.register(Judge)

@@ -41,7 +41,10 @@ from typing import TYPE_CHECKING, Any, cast
 import httpx2
 
 from judging.limits import (
+    ANYONE,
+    Caller,
     Limits,
+    LimitWait,
     pause_connection,
     retry_after_seconds,
     settle_tokens,
@@ -54,10 +57,6 @@ if TYPE_CHECKING:
 # Sent when the connection names no variable: local servers (vLLM, Ollama, llama.cpp) want no
 # key, but the client insists on one.
 NO_KEY = "no-key"
-# Sampling parameters a judge may set; anything else would be refused by the client.
-PARAMETERS = frozenset(
-    {"temperature", "top_p", "max_tokens", "seed", "presence_penalty", "frequency_penalty", "stop"}
-)
 UNREACHABLE = "Could not reach the endpoint: the connection was refused, dropped or never made."
 REFUSED_ADDRESS = (
     "The connection's endpoint resolves to a loopback, link-local or private address, which "
@@ -227,9 +226,16 @@ def _checked_transport(endpoint: Endpoint) -> httpx2.HTTPTransport:
 
 
 class ChatClient:
-    """One endpoint's client, shared by the threads of a run (it is thread-safe)."""
+    """One endpoint's client, shared by the threads of a run (it is thread-safe).
 
-    def __init__(self, endpoint: Endpoint) -> None:
+    Every request waits for its caller's turn at the connection's limits (judging/limits.py):
+    `complete` raises LimitWait rather than wait longer than `patience` seconds for one (None:
+    as long as it takes), and as soon as the client is closed, so that a run steps aside
+    instead of holding its worker, and stops waiting when it stops."""
+
+    def __init__(
+        self, endpoint: Endpoint, *, caller: Caller = ANYONE, patience: float | None = None
+    ) -> None:
         if endpoint.api_key_env and not api_key_is_set(endpoint.api_key_env):
             raise ApiKeyMissing
         # Refused here, a run to a forbidden address fails at once instead of record by record.
@@ -246,7 +252,11 @@ class ChatClient:
                 endpoint.connection_id, endpoint.requests_per_minute, endpoint.tokens_per_minute
             )
         )
-        # Per thread: the HTTP requests of the current call and the tokens they drew.
+        self._caller = caller
+        self._patience = patience
+        self._closed = threading.Event()
+        # Per thread: the HTTP requests of the current call, the tokens they drew and not yet
+        # settled, and those of the last request.
         self._attempts = threading.local()
         http_client = openai.DefaultHttpxClient(
             transport=_checked_transport(endpoint),
@@ -269,13 +279,15 @@ class ChatClient:
         self.close()
 
     def close(self) -> None:
+        self._closed.set()
         self._client.close()
 
     def complete(self, messages: list[dict[str, str]], **parameters: Any) -> Completion:
         """One chat completion, retried as the module says; raises CallFailed."""
-        self._attempts.count = self._attempts.drawn = 0
+        self._attempts.count = self._attempts.drawn = self._attempts.last = 0
         started = time.monotonic()
         options = {**self.endpoint.parameters, **parameters}
+        self._attempts.answer_tokens = int(options.get("max_tokens") or 0)
         try:
             # Posted and read as plain JSON, through the client still (its retries, backoff and
             # errors): its typed `chat.completions.create` spent more of a worker's CPU walking
@@ -293,6 +305,10 @@ class ChatClient:
             tokens_in = int(usage.get("prompt_tokens") or 0)
             tokens_out = int(usage.get("completion_tokens") or 0)
         except Exception as error:
+            # A request that got no answer to count took nothing: what it drew goes back.
+            self._settle(-self._attempts.drawn)
+            if isinstance(error, LimitWait):
+                raise
             kind, message = _describe(error, self.endpoint)
             raise CallFailed(
                 message,
@@ -306,8 +322,8 @@ class ChatClient:
                 attempts=self._attempts.count,
                 latency_ms=_elapsed_ms(started),
             )
-        if self._limits is not None and usage:
-            settle_tokens(self._limits, tokens_in + tokens_out - self._attempts.drawn)
+        if usage:
+            self._settle(tokens_in + tokens_out - self._attempts.drawn)
         return Completion(
             text=text,
             tokens_in=tokens_in,
@@ -324,22 +340,36 @@ class ChatClient:
             raise ApiKeyMissing
         return key
 
+    def _settle(self, extra_tokens: int) -> None:
+        if self._limits is not None and extra_tokens:
+            settle_tokens(self._limits, extra_tokens)
+        self._attempts.drawn = getattr(self._attempts, "drawn", 0) + extra_tokens
+
     def _before_request(self, request: httpx2.Request) -> None:
         """Every HTTP request, retries included, before it is sent: counted, and held back to
-        the connection's limits and pauses (judging/limits.py)."""
+        the connection's limits and pauses, in the caller's turn (judging/limits.py)."""
         self._attempts.count = getattr(self._attempts, "count", 0) + 1
+        self._attempts.last = 0
         if self._limits is None:
             return
-        # About four bytes a token, JSON and all; the answer's usage settles the difference.
-        tokens = len(request.content) // 4 + int(self.endpoint.parameters.get("max_tokens") or 0)
-        wait_for_turn(self._limits, tokens)
+        # About four bytes a token, JSON and all, and the answer's largest; the answer's usage
+        # settles the difference.
+        tokens = len(request.content) // 4 + getattr(self._attempts, "answer_tokens", 0)
+        wait_for_turn(
+            self._limits, tokens, self._caller, patience=self._patience, stop=self._closed
+        )
         self._attempts.drawn = getattr(self._attempts, "drawn", 0) + tokens
+        self._attempts.last = tokens
 
     def _after_response(self, response: httpx2.Response) -> None:
-        """A 429 that says how long to wait pauses every worker on the connection."""
-        if response.status_code != 429 or self._limits is None:
+        """An answer that refuses the request gives back the tokens it drew (a provider counts
+        none for it), and a 429 that says how long to wait pauses every worker on the
+        connection."""
+        if self._limits is None or response.is_success:
             return
-        seconds = retry_after_seconds(response.headers)
+        self._settle(-getattr(self._attempts, "last", 0))
+        self._attempts.last = 0
+        seconds = retry_after_seconds(response.headers) if response.status_code == 429 else None
         if seconds:
             pause_connection(self._limits.connection_id, seconds)
 

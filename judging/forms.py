@@ -9,8 +9,8 @@ from django import forms
 from django.db.models import QuerySet
 
 from curation.models import Category, Project
-from judging.client import PARAMETERS
 from judging.models import Judge, JudgeRun, ModelConnection, Panel, PromptTemplate, Verdict
+from judging.parameters import PARAMETERS
 from judging.protocols.custom import PLACEHOLDERS
 from judging.services.verdict_import import ID_FIELDS, IMPORTABLE
 
@@ -20,7 +20,8 @@ class JudgeForm(forms.ModelForm):
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="A JSON object sent with every call; keys among "
-        f"{', '.join(sorted(PARAMETERS))}.",
+        f"{', '.join(sorted(PARAMETERS))} (temperature 0 to 2, top_p 0 to 1, penalties -2 to 2, "
+        "max_tokens at most what the connection allows).",
     )
     # The models of every connection, grouped by connection; the service checks that the one
     # chosen belongs to the connection chosen.

@@ -9,9 +9,7 @@ from typing import Any
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from django.urls import reverse
-from drf_spectacular.utils import (
-    extend_schema,
-)
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -99,7 +97,11 @@ class ConnectionList(ProjectScoped, generics.ListAPIView):
     summary="Test a judge's connection: a worker makes one short call, no retries (managers)",
     description="Follow the test at the URL in the Location header until it is finished.",
     request=None,
-    responses={202: ConnectionCheckSerializer},
+    responses={
+        202: ConnectionCheckSerializer,
+        409: OpenApiResponse(description="The connection is being tested already."),
+        429: OpenApiResponse(description="You have started the most tests allowed an hour."),
+    },
 )
 class JudgeConnectionTest(JudgeScoped, generics.GenericAPIView):
     def post(self, request: Request, slug: str, judge_id: int) -> Response:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import RegexValidator
+from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 from django.utils import timezone
 
 from curation.models import TimeStampedModel
+
+# What a connection allows a judge to ask for in one answer, unless its administrator says.
+DEFAULT_MAX_TOKENS = 16_384
 
 
 class ModelConnection(TimeStampedModel):
@@ -45,6 +48,14 @@ class ModelConnection(TimeStampedModel):
         blank=True,
         help_text="Tokens (prompt and answer) per minute, all runs and workers together; empty: "
         "no limit.",
+    )
+    # Bounds what a judge may ask for, and so what one call may draw from the shared limits.
+    max_tokens = models.PositiveIntegerField(
+        default=DEFAULT_MAX_TOKENS,
+        validators=[MinValueValidator(1)],
+        verbose_name="largest max_tokens",
+        help_text="The most tokens a judge may ask for in one answer (its max_tokens). At most "
+        "the tokens per minute, when they are limited.",
     )
     # What the provider charges; runs keep the prices they started with, so a run's cost stays
     # what it was when prices change. Managers see prices and costs, which are theirs to spend.
@@ -85,6 +96,13 @@ class ModelConnection(TimeStampedModel):
     def clean(self) -> None:
         if not self.offered_models:
             raise ValidationError({"model_names": "Name at least one model."})
+        if self.tokens_per_minute and self.max_tokens > self.tokens_per_minute:
+            raise ValidationError(
+                {
+                    "max_tokens": "At most the tokens per minute: a provider refuses a request "
+                    "larger than its limit, and so would the studio's."
+                }
+            )
 
 
 class ConnectionCheck(TimeStampedModel):

@@ -19,7 +19,8 @@ from judging.models import (
 
 
 class ConnectionSerializer(serializers.ModelSerializer):
-    """What managers may know of a connection: its name and the models it offers."""
+    """What managers may know of a connection: its name, the models it offers and the bounds
+    its judges keep to (calls at once, the largest max_tokens)."""
 
     models = serializers.ListField(
         source="offered_models", child=serializers.CharField(), read_only=True
@@ -27,7 +28,7 @@ class ConnectionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ModelConnection
-        fields = ["id", "name", "models", "max_concurrency"]
+        fields = ["id", "name", "models", "max_concurrency", "max_tokens"]
         read_only_fields = fields
 
 

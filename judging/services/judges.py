@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import logging
+import math
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from curation.errors import Conflict, DomainError
 from curation.job_leases import job_lease
 from curation.jobs import job_send_after_commit
 from curation.models import Project
 from curation.services.audit import audit_log
-from judging.client import PARAMETERS, CallFailed, ChatClient, Endpoint, EndpointUnavailable
+from judging.client import CallFailed, ChatClient, Endpoint, EndpointUnavailable
+from judging.limits import Caller, LimitWait
 from judging.models import (
     ConnectionCheck,
     Judge,
@@ -25,6 +29,7 @@ from judging.models import (
     PromptTemplate,
     Protocol,
 )
+from judging.parameters import parameter_errors
 from judging.protocols.custom import PLACEHOLDERS, unknown_placeholders
 
 if TYPE_CHECKING:
@@ -49,6 +54,8 @@ JUDGE_FIELDS = (
 TEST_TIMEOUT_SECONDS = 15
 # The task that tests a connection, whose lease the test holds.
 CHECK_TASK = "judging.tasks.check_connection"
+# The longest a test waits for its turn at the connection's limits before it gives up.
+TEST_LIMIT_PATIENCE_SECONDS = 5
 TEST_PROMPT = [{"role": "user", "content": "Reply with the single word OK."}]
 
 
@@ -143,10 +150,17 @@ def endpoint_of(snapshot: dict[str, Any]) -> Endpoint:
             f"The connection {connection} no longer offers {snapshot['model']}: choose another "
             "model for the judge, or ask a site administrator."
         )
+    parameters = snapshot.get("parameters") or {}
+    # A judge saved before its parameters were bounded, or a connection's bound lowered since.
+    if problems := parameter_errors(parameters, max_tokens=connection.max_tokens):
+        raise EndpointUnavailable(
+            f"The judge's parameters cannot be sent: {' '.join(problems)} Edit the judge and "
+            "start a new run."
+        )
     return _endpoint(
         connection,
         model=snapshot["model"],
-        parameters=snapshot.get("parameters") or {},
+        parameters=parameters,
         timeout_seconds=snapshot.get("timeout_seconds", 60),
         max_retries=snapshot.get("max_retries", 4),
         concurrency=min(snapshot.get("concurrency", 8), connection.max_concurrency),
@@ -193,8 +207,16 @@ def connection_check_start(
     judge: Judge | None = None,
 ) -> ConnectionCheck:
     """Ask a worker to test a connection and one of its models (a judge's, when its page
-    asks); the page polls the check until it ends."""
+    asks); the page polls the check until it ends.
+
+    Tests are limited so that nobody fills the workers with them: a connection has one test
+    under way at a time, and so has a person but a site administrator (Conflict while they
+    have), and a person starts at most JUDGE_CONNECTION_TESTS_PER_HOUR of them an hour
+    (TooManyTests)."""
     with transaction.atomic():
+        # Held until the check is written: of two requests at once, the second sees the first.
+        ModelConnection.objects.select_for_update().filter(pk=connection.pk).first()
+        _refuse_extra_tests(actor, connection)
         check = ConnectionCheck.objects.create(
             connection=connection, model=model, judge=judge, requested_by=_user(actor)
         )
@@ -207,6 +229,42 @@ def connection_check_start(
         )
         job_send_after_commit("judging.tasks.check_connection", check.pk)
     return check
+
+
+class TooManyTests(DomainError):
+    status = 429
+
+
+def _refuse_extra_tests(actor: User | None, connection: ModelConnection) -> None:
+    now = timezone.now()
+    # A test unfinished past its patience is one no worker will finish: it holds nothing back.
+    under_way = ConnectionCheck.objects.filter(
+        state__in=(ConnectionCheck.State.PENDING, ConnectionCheck.State.RUNNING),
+        created_at__gt=now - timedelta(seconds=ConnectionCheck.PATIENCE_SECONDS),
+    )
+    if under_way.filter(connection=connection).exists():
+        raise Conflict(
+            "This connection is being tested already: its result shows on the page that asked, "
+            "within a minute. Test it again once it has come."
+        )
+    user = _user(actor)
+    if user is None:
+        return
+    # Held too: one person's requests at once are counted one after another.
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    # One test at a time a person, so that one person's tests of many connections never hold
+    # every worker; site administrators test the connections they set up several at once.
+    if not user.is_superuser and under_way.filter(requested_by=user).exists():
+        raise Conflict("Your test of another connection is under way: wait for its result.")
+    per_hour = settings.JUDGE_CONNECTION_TESTS_PER_HOUR
+    recent = ConnectionCheck.objects.filter(
+        requested_by=user, created_at__gt=now - timedelta(hours=1)
+    )
+    if recent.count() >= per_hour:
+        raise TooManyTests(
+            f"You have tested connections {per_hour} times in the last hour, the most allowed: "
+            "try again later."
+        )
 
 
 def connection_check_execute(*, check_id: int) -> None:
@@ -246,11 +304,21 @@ def _connection_check_held(check_id: int) -> None:
         max_retries=0,
         concurrency=1,
     )
+    # A test takes its turn at the connection's limits beside the runs, and gives up rather
+    # than hold a worker waiting for one.
+    group = f"project:{check.judge.project_id}" if check.judge else "administrators"
+    caller = Caller(group=group, name=f"check:{check_id}")
     try:
-        with ChatClient(endpoint) as client:
+        with ChatClient(endpoint, caller=caller, patience=TEST_LIMIT_PATIENCE_SECONDS) as client:
             completion = client.complete(TEST_PROMPT, max_tokens=5)
     except (EndpointUnavailable, CallFailed) as failure:
         state, message = ConnectionCheck.State.FAILED, str(failure)
+    except LimitWait as wait:
+        state = ConnectionCheck.State.FAILED
+        message = (
+            "The connection's limits of requests or tokens per minute are taken for the next "
+            f"{math.ceil(wait.seconds)} s: test it again later."
+        )
     except Exception:
         logger.exception("Connection test %s stopped on an unexpected error", check_id)
         state, message = ConnectionCheck.State.FAILED, "The test stopped on an unexpected error."
@@ -284,6 +352,7 @@ def _audited_connection(connection: ModelConnection) -> dict[str, Any]:
         "max_concurrency": connection.max_concurrency,
         "requests_per_minute": connection.requests_per_minute,
         "tokens_per_minute": connection.tokens_per_minute,
+        "max_tokens": connection.max_tokens,
         "price_in_per_million": _text(connection.price_in_per_million),
         "price_out_per_million": _text(connection.price_out_per_million),
         "allow_private": connection.allow_private,
@@ -359,10 +428,10 @@ def _assign(judge: Judge, fields: dict[str, Any]) -> None:
         )
     if not isinstance(judge.parameters, dict):
         errors["parameters"] = 'Parameters are a JSON object, e.g. {"temperature": 0}.'
-    elif unknown := sorted(set(judge.parameters) - PARAMETERS):
-        errors["parameters"] = (
-            f"Unknown parameters {', '.join(unknown)}; allowed: {', '.join(sorted(PARAMETERS))}."
-        )
+    elif judge.connection_id is not None and (
+        problems := parameter_errors(judge.parameters, max_tokens=judge.connection.max_tokens)
+    ):
+        errors["parameters"] = " ".join(problems)
     elif _holds_nul(judge.parameters):
         errors["parameters"] = "Parameters cannot hold a NUL character (\\u0000)."
     if not 1 <= judge.concurrency <= settings.JUDGE_MAX_CONCURRENCY:

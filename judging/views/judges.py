@@ -12,6 +12,7 @@ from django_htmx.http import HttpResponseStopPolling
 
 from curation import charts
 from curation.access import MANAGERS, ProjectAccess, project_view
+from curation.errors import DomainError
 from curation.requests import AuthenticatedRequest
 from judging.forms import JudgeForm, PromptTemplateForm
 from judging.models import ConnectionCheck, Judge
@@ -99,9 +100,16 @@ def judge_edit(request: AuthenticatedRequest, access: ProjectAccess, judge_id: i
 def judge_test(request: AuthenticatedRequest, access: ProjectAccess, judge_id: int) -> HttpResponse:
     """Hand the test to a worker: no web process waits on an endpoint."""
     judge = get_object_or_404(access.project.judges, pk=judge_id)
-    check = connection_check_start(
-        actor=request.user, connection=judge.connection, model=judge.model, judge=judge
-    )
+    try:
+        check = connection_check_start(
+            actor=request.user, connection=judge.connection, model=judge.model, judge=judge
+        )
+    except DomainError as refused:
+        if request.htmx:
+            context = {"project": access.project, "judge": judge, "refused": refused.message}
+            return render(request, "judging/judges_form.html#connection", context)
+        messages.error(request, refused.message)
+        return redirect("judging:judge_edit", access.project.slug, judge.pk)
     if request.htmx:
         context = {"project": access.project, "judge": judge, "check": check}
         return render(request, "judging/judges_form.html#connection", context)

@@ -17,6 +17,7 @@ FIELDS = {
     "model_names": "qwen\nllama",
     "max_concurrency": 8,
     "requests_per_minute": "",
+    "max_tokens": 4096,
 }
 
 
@@ -52,6 +53,17 @@ def test_a_variable_name_that_is_not_one_and_a_list_of_no_models_are_refused(cas
     assert response.status_code == 200
     assert "The name of an environment variable." in response.content.decode()
     assert "Name at least one model." in response.content.decode()
+    assert not ModelConnection.objects.exists()
+
+
+def test_answers_longer_than_the_tokens_per_minute_are_refused(cast) -> None:
+    response = cast.client_for("superuser").post(
+        reverse("admin:judging_modelconnection_add"),
+        {**FIELDS, "tokens_per_minute": 10_000, "max_tokens": 20_000},
+    )
+
+    assert response.status_code == 200
+    assert "At most the tokens per minute" in response.content.decode()
     assert not ModelConnection.objects.exists()
 
 

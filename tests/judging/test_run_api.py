@@ -47,7 +47,13 @@ def test_a_manager_creates_and_changes_a_judge_of_a_connection(cast) -> None:
     refused = api.patch(created["Location"], {"model": "gpt-4o"}, format="json")
 
     assert offered.json()["results"] == [
-        {"id": connection.pk, "name": "Lab vLLM", "models": ["qwen"], "max_concurrency": 64}
+        {
+            "id": connection.pk,
+            "name": "Lab vLLM",
+            "models": ["qwen"],
+            "max_concurrency": 64,
+            "max_tokens": 16_384,
+        }
     ]
     assert created.status_code == 201, created.json()
     assert (created.json()["connection"], created.json()["model"]) == (connection.pk, "qwen")

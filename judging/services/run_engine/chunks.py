@@ -67,6 +67,14 @@ def chunks_renew(*, chunk_ids: list[int], claim: str) -> bool:
     return renewed == len(chunk_ids)
 
 
+def chunks_release(*, chunk_ids: list[int], claim: str) -> None:
+    """Hand this worker's chunks back to any worker, at once: it steps aside."""
+    if chunk_ids:
+        RunChunk.objects.filter(pk__in=chunk_ids, claim=claim, state=Chunk.TAKEN).update(
+            state=Chunk.WAITING, claim="", lease_until=None
+        )
+
+
 def chunks_done(*, chunk_ids: list[int], claim: str) -> None:
     if chunk_ids:
         RunChunk.objects.filter(pk__in=chunk_ids, claim=claim).update(state=Chunk.DONE)

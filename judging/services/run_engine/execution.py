@@ -13,6 +13,15 @@ second, and a worker that lost a chunk (its lease had run out) stops. When no ch
 claim, a worker waits beside those that hold the last ones, in case one of them dies, and the
 first to find every chunk done closes the run.
 
+Every call waits for the run's turn at its connection's limits, shared fairly with the other
+projects and runs on the connection (judging/limits.py). A run whose next call would wait
+longer than JUDGE_LIMIT_PATIENCE_SECONDS does not hold its worker meanwhile: it lets its calls
+in flight end, commits, hands its chunks back and sends itself to a worker again for when its
+turn is near; the records it had not judged keep no verdict and are judged then. A run that
+is cancelled while its calls wait for their turn stops waiting at once. So that no run keeps
+the workers from the other jobs (another project's run, an import), a worker also steps aside
+after JUDGE_RUN_SLICE_SECONDS on a run, to the back of the queue.
+
 A run retrying its errored records (`retry_errors`) judges those records again, and each new
 verdict replaces the error in the transaction that writes it.
 
@@ -35,15 +44,18 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
+from django.conf import settings
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from curation.jobs import job_send
 from curation.models import Record
 from judging.client import CallFailed, ChatClient, EndpointUnavailable, Failure
+from judging.limits import Caller, LimitWait
 from judging.models import JudgeRun, Verdict
 from judging.protocols import Case, JudgeProtocol, TaskFacts, protocol_for, storable
 from judging.services.judges import endpoint_of
-from judging.services.run_engine.chunks import chunk_claim, chunks_open
+from judging.services.run_engine.chunks import chunk_claim, chunks_open, chunks_release
 from judging.services.run_engine.commits import run_fail, run_finish, verdicts_commit
 from judging.signals import verdicts_saved
 
@@ -75,7 +87,11 @@ def judge_run_execute(*, run_id: int, worker: str = "") -> None:
     run = JudgeRun.objects.defer("record_ids", "report").get(pk=run_id)
     try:
         protocol = protocol_for(run.judge_snapshot)
-        client = ChatClient(endpoint_of(run.judge_snapshot))
+        client = ChatClient(
+            endpoint_of(run.judge_snapshot),
+            caller=Caller(group=f"project:{run.project_id}", name=f"run:{run_id}"),
+            patience=settings.JUDGE_LIMIT_PATIENCE_SECONDS,
+        )
     except EndpointUnavailable as error:
         run_fail(run_id, str(error))
         return
@@ -189,6 +205,12 @@ class _Execution:
         # yet; those whose every record has been handed out are `fed`.
         self.outstanding: dict[int, int] = {}
         self.fed: set[int] = set()
+        # Chunks with a record handed out and left unjudged, and when to come back for them:
+        # set once a call would wait too long for its turn at the limits.
+        self.unfinished: set[int] = set()
+        self.back_in: float | None = None
+        self.started = time.monotonic()
+        self.slice_seconds = settings.JUDGE_RUN_SLICE_SECONDS
 
     def run(self) -> None:
         pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix=f"judge-run-{self.run_id}")
@@ -216,7 +238,10 @@ class _Execution:
         exhausted = False
         last_commit = time.monotonic()
         while True:
-            while not exhausted and len(in_flight) < self.concurrency:
+            if self.back_in is None and time.monotonic() - self.started > self.slice_seconds:
+                # Its turn at the worker is over: the jobs queued behind it take theirs.
+                self.back_in = 0.0
+            while not exhausted and self.back_in is None and len(in_flight) < self.concurrency:
                 item = next(items, None)
                 if item is None:
                     exhausted = True
@@ -224,14 +249,23 @@ class _Execution:
                     answered.append((item[0], item[1]))
                 else:
                     in_flight[pool.submit(self._judge, item[1])] = item[0]
+            if self.back_in is not None and not in_flight:
+                return self._step_aside(answered)
             if exhausted and not in_flight:
                 return self._commit(answered)
             timeout = max(0.0, FLUSH_SECONDS - (time.monotonic() - last_commit))
             done, _ = wait(in_flight, timeout, return_when=FIRST_COMPLETED)
             stop = False
             for future in done:
-                verdict, failure = future.result()
-                answered.append((in_flight.pop(future), verdict))
+                chunk_id = in_flight.pop(future)
+                try:
+                    verdict, failure = future.result()
+                except LimitWait as limited:
+                    self.outstanding[chunk_id] -= 1
+                    self.unfinished.add(chunk_id)
+                    self.back_in = max(self.back_in or 0.0, limited.seconds)
+                    continue
+                answered.append((chunk_id, verdict))
                 stop = self.streak.see(failure) or stop
             if stop:
                 if self._commit(answered):
@@ -258,7 +292,11 @@ class _Execution:
         """Commit the answers (commits.py); False when this worker must stop."""
         for chunk_id, _ in answered:
             self.outstanding[chunk_id] -= 1
-        done = [chunk_id for chunk_id in self.fed if not self.outstanding[chunk_id]]
+        done = [
+            chunk_id
+            for chunk_id in self.fed
+            if not self.outstanding[chunk_id] and chunk_id not in self.unfinished
+        ]
         carry_on, judged = verdicts_commit(
             run_id=self.run_id,
             verdicts=[verdict for _, verdict in answered],
@@ -275,6 +313,18 @@ class _Execution:
         if not carry_on:
             logger.info("Judge run %s ended, or this worker lost a chunk; it stops", self.run_id)
         return carry_on
+
+    def _step_aside(self, answered: list[tuple[int, Verdict]]) -> bool:
+        """Commit, hand the chunks back and come back when the run's turn is near, or at once
+        behind the jobs queued (see the module's docstring); always False: this worker
+        stops."""
+        if self._commit(answered):
+            chunks_release(chunk_ids=list(self.outstanding), claim=self.claim)
+            # Back before the run's heartbeat would look stale, to keep it from being resumed.
+            back_in = min(self.back_in or 0.0, settings.JUDGE_RUN_STALE_SECONDS / 2)
+            job_send("judging.tasks.run_judge", self.run_id, countdown=back_in)
+            logger.info("Judge run %s steps aside: back in %.1f s", self.run_id, back_in)
+        return False
 
     def _remaining(self, record_ids: list[int]) -> list[int]:
         """The chunk's records to judge: those without a verdict, and those with an error when
@@ -306,13 +356,15 @@ class _Execution:
             return self._error(record.pk, f"The record's interaction cannot be read: {error}")
 
     def _judge(self, case: Case) -> tuple[Verdict, CallFailed | None]:
-        """One record, in a pool thread: never raises, an error is a verdict too. With it, the
-        failed call that made it an error, if one did."""
+        """One record, in a pool thread: an error is a verdict too. With it, the failed call
+        that made it an error, if one did. Raises LimitWait alone: the record waits for later."""
         calls = _Calls(self.client)
         try:
             outcome = self.protocol.judge(case, calls.ask)
         except CallFailed as failure:
             return self._error(case.record_id, str(failure), calls), failure
+        except LimitWait:
+            raise
         except Exception:
             logger.exception("Judging record %s in run %s failed", case.record_id, self.run_id)
             return self._error(case.record_id, "The judge failed on this record.", calls), None
