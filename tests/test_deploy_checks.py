@@ -105,6 +105,17 @@ def test_settings_refuse_to_start_without_a_secret_key_even_in_development(
     assert "studio.env" in result.stderr
 
 
+@pytest.mark.parametrize("key", ["too-short-" + "x" * 39, "ab" * 40])
+def test_the_deploy_check_refuses_a_short_or_repetitive_secret_key(
+    production_env: dict[str, str], key: str
+) -> None:
+    result = manage("check", "--deploy", env={**production_env, "SECRET_KEY": key})
+
+    assert result.returncode != 0
+    assert "curation.E001" in result.stderr
+    assert "SECRET_KEY has" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("exported", "expected"),
     [({}, "kept-by-studio-up"), ({"SECRET_KEY": "exported"}, "exported")],
