@@ -5,7 +5,7 @@ from typing import Any, cast
 from django import forms
 from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model
-from django.contrib.auth.forms import PasswordChangeForm, UserCreationForm
+from django.contrib.auth.forms import PasswordChangeForm, UserCreationForm, UsernameField
 from django.contrib.auth.models import User
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.http import HttpRequest
@@ -35,7 +35,8 @@ class MembershipForm(forms.Form):
 class InvitationForm(forms.Form):
     """Someone without an account: the link made for them creates it under this username."""
 
-    username = forms.CharField(
+    # UsernameField reads it as a login does (NFKC: a fullwidth `admin` is `admin`).
+    username = UsernameField(
         max_length=150,
         validators=[UnicodeUsernameValidator()],
         help_text="The username their account will have.",

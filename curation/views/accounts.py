@@ -23,7 +23,11 @@ from curation.forms import ApiTokenForm, ApiTokenRevokeForm, ThrottledPasswordCh
 from curation.login_throttle import request_login_wait
 from curation.requests import AuthenticatedRequest
 from curation.services.accounts import api_token_create, api_token_revoke, password_change
-from curation.services.invitations import invitation_accept, invitation_by_token
+from curation.services.invitations import (
+    UsernameTaken,
+    invitation_accept,
+    invitation_by_token,
+)
 
 
 def locked_out(
@@ -109,6 +113,10 @@ def invitation_accept_view(request: HttpRequest, token: str) -> HttpResponse:
             user = invitation_accept(
                 invitation=invitation, password=form.cleaned_data["new_password1"]
             )
+        except UsernameTaken as error:
+            form.add_error(None, error.message)
+            context = {"form": form, "invitation": invitation}
+            return render(request, "registration/invitation_accept.html", context, status=409)
         except DomainError as error:
             reason = {"reason": error.message}
             return render(request, "registration/invitation_invalid.html", reason, status=409)
