@@ -28,3 +28,21 @@ def check_secret_key_strength(**kwargs: Any) -> list[checks.CheckMessage]:
             id="curation.E001",
         )
     ]
+
+
+@checks.register(checks.Tags.security, deploy=True)
+def check_proxy_declared(**kwargs: Any) -> list[checks.CheckMessage]:
+    """Behind a proxy that is not declared, every login comes from the proxy's address."""
+    if not settings.SECURE_PROXY_SSL_HEADER:
+        return []
+    if settings.TRUSTED_PROXY_COUNT or settings.TRUSTED_PROXY_ADDRESSES:
+        return []
+    return [
+        checks.Warning(
+            "BEHIND_TLS_PROXY is on, but neither TRUSTED_PROXY_COUNT nor "
+            "TRUSTED_PROXY_ADDRESSES says which proxies to believe: login throttling counts "
+            "every client as the proxy's address, and one person's failures slow down everybody.",
+            hint="docs/manual.md, Behind a proxy.",
+            id="curation.W001",
+        )
+    ]
