@@ -75,11 +75,11 @@ def client_address(request: HttpRequest) -> str | None:
     X-Forwarded-For is read only when the operator declared the proxies in front of the studio;
     otherwise anyone could name any address in it. IPv6 clients count by their /64.
     """
+    # No address at all when gunicorn listens on a Unix socket: then only a declared count of
+    # proxies can say who the client is.
     connection = _parsed(request.META.get("REMOTE_ADDR", ""))
     client = connection
-    if connection is not None and (
-        settings.TRUSTED_PROXY_COUNT or settings.TRUSTED_PROXY_ADDRESSES
-    ):
+    if settings.TRUSTED_PROXY_COUNT or settings.TRUSTED_PROXY_ADDRESSES:
         forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
         hops = [_parsed(hop) for hop in forwarded.split(",") if hop.strip()]
         # An unreadable hop where the client should be: the proxies were not the ones

@@ -70,6 +70,14 @@ def test_behind_a_declared_proxy_the_guesser_is_locked_out_whatever_it_forges(
     assert log_in(through_proxy("203.0.113.5", forged="192.0.2.99"), "alice") == 429
 
 
+def test_behind_a_declared_proxy_on_a_unix_socket_the_client_is_the_one_it_forwarded_for(
+    one_proxy: None,
+) -> None:
+    log_in(Client(REMOTE_ADDR="", HTTP_X_FORWARDED_FOR="192.0.2.1, 203.0.113.5"), "alice", "x")
+
+    assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {"203.0.113.5"}
+
+
 def test_without_a_declared_proxy_x_forwarded_for_is_not_believed() -> None:
     UserFactory(username="alice")
     for attempt in range(settings.AXES_FAILURE_LIMIT):
