@@ -8,7 +8,9 @@ start-up rather than falling back silently.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
+import sys
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -122,6 +124,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
 else:
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# A connection is kept for CONN_MAX_AGE by the thread that opened it, which is bounded where
+# threads are reused: gunicorn's (processes x threads) and Celery's processes. Django's
+# development server (`manage.py runserver`) serves each request on a new thread, whose kept
+# connection then stays open, idle, until garbage collection finds it (51 after 60 requests
+# 20 at a time; 79 of PostgreSQL's 100 in a review). There, every request closes its own.
+if sys.argv[1:2] == ["runserver"]:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The annotation queue's index includes the counts it orders by (curation.Record) for PostgreSQL's
@@ -151,21 +160,50 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-# Every login (the studio's and the admin's) goes through django-axes first, which refuses it
-# while the username is locked out from the address it comes from.
+# Every login (the studio's and the admin's) goes through django-axes first, which records the
+# failures; curation.login_throttle decides from them how long a login waits (a username from
+# one address, an address, a username from anywhere: see there).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+AXES_HANDLER = "curation.login_throttle.LoginThrottle"
 AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5, validate=validate.Range(min=1))
+# Failures from one address, whatever the usernames: more than one person's typos (an office
+# behind one NAT), far fewer than a password sprayed over every username.
+LOGIN_ADDRESS_FAILURE_LIMIT = env.int(
+    "LOGIN_ADDRESS_FAILURE_LIMIT", default=20, validate=validate.Range(min=1)
+)
+# The longest a username's delay grows to: a username is slowed down, never locked.
+LOGIN_USERNAME_DELAY_MAX_SECONDS = env.int(
+    "LOGIN_USERNAME_DELAY_MAX_SECONDS", default=60, validate=validate.Range(min=1)
+)
 AXES_COOLOFF_TIME = timedelta(
     minutes=env.int("LOGIN_COOLOFF_MINUTES", default=15, validate=validate.Range(min=1))
 )
-# A username from one address: locking a username alone would let anyone lock a colleague out,
-# and locking an address alone would lock a whole office behind one NAT. The address is
-# REMOTE_ADDR (no header a client could forge).
+# axes' own count, of a username from one address, which locks at the failure that reaches the
+# limit; the others are curation.login_throttle's.
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+# A refused login is not counted: repeating it must not prolong a lock-out or a username's delay.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# The connection's address, or the client's that the proxies declared here forwarded for. Both
+# off by default: a header read from anyone else would let a client choose its address.
+AXES_CLIENT_IP_CALLABLE = "curation.login_throttle.client_address"
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0, validate=validate.Range(min=0))
+TRUSTED_PROXY_ADDRESSES: list[str] = env.list("TRUSTED_PROXY_ADDRESSES", default=[])
+for _network in TRUSTED_PROXY_ADDRESSES:
+    try:
+        ipaddress.ip_network(_network, strict=False)
+    except ValueError as _error:
+        raise ImproperlyConfigured(
+            f"TRUSTED_PROXY_ADDRESSES: {_network!r} is no address or network ({_error})."
+        ) from None
+if TRUSTED_PROXY_COUNT and TRUSTED_PROXY_ADDRESSES:
+    raise ImproperlyConfigured(
+        "Set TRUSTED_PROXY_COUNT or TRUSTED_PROXY_ADDRESSES, not both: the addresses already "
+        "say which proxies to trust."
+    )
 # Our own page, the same whether or not the username exists; axes' own answer to an XHR would
 # allow every origin to read it.
 AXES_LOCKOUT_CALLABLE = "curation.views.accounts.locked_out"
@@ -275,7 +313,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "curation.openapi.StudioAutoSchema",
     "EXCEPTION_HANDLER": "curation.api_errors.exception_handler",
 }
 SPECTACULAR_SETTINGS = {

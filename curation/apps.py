@@ -7,3 +7,6 @@ class CurationConfig(AppConfig):
     name = "curation"
     verbose_name = "Curation"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from curation import checks  # noqa: F401 (registers the deployment checks)

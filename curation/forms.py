@@ -4,10 +4,11 @@ from typing import Any, cast
 
 from django import forms
 from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth.forms import PasswordChangeForm, UserCreationForm, UsernameField
 from django.contrib.auth.models import User
 from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.http import HttpRequest
 
 from curation.models import ApiToken, ImportFormat, Project, Role
 from curation.search_text import search_terms_of
@@ -34,7 +35,8 @@ class MembershipForm(forms.Form):
 class InvitationForm(forms.Form):
     """Someone without an account: the link made for them creates it under this username."""
 
-    username = forms.CharField(
+    # UsernameField reads it as a login does (NFKC: a fullwidth `admin` is `admin`).
+    username = UsernameField(
         max_length=150,
         validators=[UnicodeUsernameValidator()],
         help_text="The username their account will have.",
@@ -97,6 +99,28 @@ class ApiTokenRevokeForm(forms.Form):
         # The field declared above; a form's fields are typed as any field.
         token = cast("forms.ModelChoiceField[ApiToken]", self.fields["token"])
         token.queryset = ApiToken.objects.filter(user=user)
+
+
+class ThrottledPasswordChangeForm(PasswordChangeForm):
+    """Django's form, whose old password is checked as a login is: a wrong one counts as a
+    failed login, and while logins for the user from this address wait, it is not checked."""
+
+    def __init__(self, user: User, *args: Any, request: HttpRequest, **kwargs: Any) -> None:
+        super().__init__(user, *args, **kwargs)
+        self.request = request
+
+    def clean_old_password(self) -> str:
+        old_password = self.cleaned_data["old_password"]
+        # django-axes' backend refuses while the login waits (its middleware then answers the
+        # lock-out page); a wrong password is recorded by its failed-login signal.
+        checked = authenticate(
+            self.request, username=self.user.get_username(), password=old_password
+        )
+        if checked is None or checked.pk != self.user.pk:
+            raise forms.ValidationError(
+                self.error_messages["password_incorrect"], code="password_incorrect"
+            )
+        return old_password
 
 
 class UserCreateForm(UserCreationForm):

@@ -13,6 +13,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from curation.choices import SafetyLabel
 from curation.models import (
     Category,
     ImportBatch,
@@ -83,7 +84,15 @@ class TurnSerializer(serializers.Serializer):
     )
 
 
+def blank_safety_label_field(**options: Any) -> serializers.ChoiceField:
+    """A read-only safe or unsafe label that may be empty (""). Declared, since a ModelSerializer
+    drops a read-only field's allow_blank, and the schema would then leave "" out of the enum."""
+    choices = [(SafetyLabel.SAFE, "Safe"), (SafetyLabel.UNSAFE, "Unsafe")]
+    return serializers.ChoiceField(choices=choices, allow_blank=True, read_only=True, **options)
+
+
 class RecordListSerializer(serializers.ModelSerializer):
+    gold_label = blank_safety_label_field(help_text="The source's label; empty when it gives none.")
     category: serializers.SlugRelatedField[Category] = serializers.SlugRelatedField(
         slug_field="name", read_only=True
     )
@@ -113,7 +122,6 @@ class RecordListSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
         extra_kwargs = {
-            "gold_label": {"help_text": "The source's label; empty when it gives none."},
             "batch": {"help_text": "The import that brought the record in."},
         }
 

@@ -10,15 +10,20 @@ from schemathesis.openapi import from_url
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     response_schema_conformance,
+    status_code_conformance,
 )
 
 from tests.curation.api_clients import api_key
 
-# What every answer must satisfy: no server error, and a body and media type as the schema
-# documents them for its status. The status code itself is not held to the documented ones
-# (status_code_conformance): the schema documents the answers of a permitted call, not the 401,
-# 403 and 404 of the access rules, which the role-by-route test checks.
-CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
+# What every answer must satisfy: no server error, and a status, a body and a media type as the
+# schema documents them, the 401, 403, 404 and 409 of the access rules and of the state of
+# things included (curation.openapi documents them).
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    response_schema_conformance,
+    content_type_conformance,
+]
 
 
 def token(user: AbstractBaseUser) -> dict[str, str]:

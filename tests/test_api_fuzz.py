@@ -1,6 +1,6 @@
 """The whole API under a schema-driven fuzzer (schemathesis), as an anonymous caller, an
 annotator and a manager: no answer is a server error, and every answer conforms to the schema
-that /api/schema/ serves (tests/api_schema.py says which checks, and why not the status codes).
+that /api/schema/ serves, its statuses included (tests/api_schema.py says which checks).
 
 The fuzzer reads the schema from a live test server on this machine and sends it requests
 generated from that schema, valid ones and invalid ones, with the project's slug and the ids of

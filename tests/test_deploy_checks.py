@@ -105,6 +105,28 @@ def test_settings_refuse_to_start_without_a_secret_key_even_in_development(
     assert "studio.env" in result.stderr
 
 
+def test_the_deploy_check_warns_of_a_proxy_whose_forwarded_addresses_are_not_believed(
+    production_env: dict[str, str],
+) -> None:
+    del production_env["TRUSTED_PROXY_COUNT"]
+
+    result = manage("check", "--deploy", "--fail-level", "WARNING", env=production_env)
+
+    assert result.returncode != 0
+    assert "curation.W001" in result.stderr
+
+
+@pytest.mark.parametrize("key", ["too-short-" + "x" * 39, "ab" * 40])
+def test_the_deploy_check_refuses_a_short_or_repetitive_secret_key(
+    production_env: dict[str, str], key: str
+) -> None:
+    result = manage("check", "--deploy", env={**production_env, "SECRET_KEY": key})
+
+    assert result.returncode != 0
+    assert "curation.E001" in result.stderr
+    assert "SECRET_KEY has" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("exported", "expected"),
     [({}, "kept-by-studio-up"), ({"SECRET_KEY": "exported"}, "exported")],

@@ -14,10 +14,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.views.decorators.debug import sensitive_variables
 
+from curation.errors import Conflict
 from curation.models import ApiToken
 from curation.models.accounts import api_key_hash
 from curation.selectors import user_may_create_projects
 from curation.services.audit import audit_log
+from curation.usernames import account_lookalike, username_normalise
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -87,7 +89,12 @@ def _project_creation_permission() -> Permission:
 
 @sensitive_variables("password")
 def user_create(*, actor: User, username: str, password: str) -> User:
-    """A new account, made by a site administrator with a password they pass on."""
+    """A new account, made by a site administrator with a password they pass on. Refused when
+    an account's username reads the same (case, Unicode forms, look-alike letters)."""
+    username = username_normalise(username)
+    taken = account_lookalike(username)
+    if taken is not None:
+        raise Conflict(f"There is already an account “{taken}”, which reads as “{username}”.")
     # Not as a decorator: the decorator's frame would show the password in an error report.
     with transaction.atomic():
         user = get_user_model()(username=username)

@@ -16,6 +16,7 @@ from curation.errors import Conflict
 from curation.models import Invitation, Project, Role
 from curation.services.audit import audit_log
 from curation.services.projects import membership_grant
+from curation.usernames import account_lookalike, username_lookalike, username_normalise
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -43,8 +44,8 @@ def invitation_by_token(token: str) -> Invitation | None:
     )
 
 
-def _username_taken(username: str) -> bool:
-    return get_user_model().objects.filter(username__iexact=username).exists()
+class UsernameTaken(Conflict):
+    """The invited username, or one that reads the same, has an account by now."""
 
 
 @transaction.atomic
@@ -52,11 +53,22 @@ def invitation_create(
     *, actor: User, project: Project, username: str, role: Role
 ) -> tuple[Invitation, str]:
     """Invite `username` (no account yet) to `project` as `role`; returns the invitation and
-    the token of its link, which the manager passes on (it is not stored)."""
-    if _username_taken(username):
-        raise Conflict(f"There is already an account “{username}”: add it as a member instead.")
-    if project.invitations.filter(username=username, state=Invitation.State.PENDING).exists():
-        raise Conflict(f"“{username}” is already invited: withdraw that invitation first.")
+    the token of its link, which the manager passes on (it is not stored).
+
+    Whether an account of that name exists elsewhere is not checked here, so that the answer
+    tells a manager nothing about other projects' people: the link then asks its holder for an
+    invitation under another name. Names of this project's members and invitations, which the
+    manager sees anyway, are refused, and so are their look-alikes.
+    """
+    username = username_normalise(username)
+    members = list(project.memberships.values_list("user__username", flat=True))
+    member = username_lookalike(username, members)
+    if member is not None:
+        raise Conflict(f"“{member}” is already a member of this project.")
+    pending = project.invitations.filter(state=Invitation.State.PENDING)
+    invited = username_lookalike(username, list(pending.values_list("username", flat=True)))
+    if invited is not None:
+        raise Conflict(f"“{invited}” is already invited: withdraw that invitation first.")
     invitation = Invitation(
         project=project,
         username=username,
@@ -99,16 +111,19 @@ def invitation_accept(*, invitation: Invitation, password: str) -> User:
     claimed by a conditional update first, so that a link used twice at once makes one account."""
     # Not as a decorator: the decorator's frame would show the password in an error report.
     with transaction.atomic():
+        taken = account_lookalike(invitation.username)
+        if taken is not None:
+            raise UsernameTaken(
+                f"There is already an account “{taken}”, which reads as "
+                f"“{invitation.username}”: ask whoever invited you for an invitation under "
+                "another username."
+            )
         now = timezone.now()
         claimed = Invitation.objects.filter(
             pk=invitation.pk, state=Invitation.State.PENDING, expires_at__gt=now
         ).update(state=Invitation.State.ACCEPTED, accepted_at=now, updated_at=now)
         if not claimed:
             raise Conflict("This invitation link was already used, withdrawn, or has expired.")
-        if _username_taken(invitation.username):
-            raise Conflict(
-                "Its username was taken meanwhile: ask the manager for a new invitation."
-            )
         user = get_user_model()(username=invitation.username)
         user.set_password(password)
         user.full_clean()

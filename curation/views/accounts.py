@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login, update_session_auth_hash
 from django.contrib.auth import views as auth_views
@@ -12,34 +12,52 @@ from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.forms import PasswordChangeForm, SetPasswordForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
 
 from curation.errors import DomainError
-from curation.forms import ApiTokenForm, ApiTokenRevokeForm
+from curation.forms import ApiTokenForm, ApiTokenRevokeForm, ThrottledPasswordChangeForm
+from curation.login_throttle import request_login_wait
 from curation.requests import AuthenticatedRequest
 from curation.services.accounts import api_token_create, api_token_revoke, password_change
-from curation.services.invitations import invitation_accept, invitation_by_token
+from curation.services.invitations import (
+    UsernameTaken,
+    invitation_accept,
+    invitation_by_token,
+)
 
 
 def locked_out(
     request: HttpRequest, response: HttpResponse | None, credentials: Any
 ) -> HttpResponse:
-    """What django-axes answers a locked-out login with, on the login page and the admin's.
+    """What django-axes answers a login that must wait with: on the login page, the admin's,
+    and the password change's old password.
 
     Failures are counted for any username, existing or not, and this page names none, so that
     it tells nobody which usernames exist.
     """
-    minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
-    return render(request, "registration/locked_out.html", {"minutes": minutes}, status=429)
+    seconds = max(1, math.ceil(request_login_wait(request, credentials).total_seconds()))
+    wait = f"{seconds} second{pluralize(seconds)}"
+    if seconds > 90:
+        minutes = math.ceil(seconds / 60)
+        wait = f"{minutes} minute{pluralize(minutes)}"
+    response = render(request, "registration/locked_out.html", {"wait": wait}, status=429)
+    response["Retry-After"] = str(seconds)
+    return response
 
 
 class PasswordChange(auth_views.PasswordChangeView):
-    """Django's own form, which asks for the old password; back to the account page after."""
+    """Django's own form, which asks for the old password, checked as a login is (throttled
+    with it); back to the account page after."""
 
+    form_class = ThrottledPasswordChangeForm
     success_url = reverse_lazy("account")
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        return {**super().get_form_kwargs(), "request": self.request}
 
     def form_valid(self, form: PasswordChangeForm) -> HttpResponse:
         revoked = password_change(user=form.user, password=form.cleaned_data["new_password1"])
@@ -95,6 +113,10 @@ def invitation_accept_view(request: HttpRequest, token: str) -> HttpResponse:
             user = invitation_accept(
                 invitation=invitation, password=form.cleaned_data["new_password1"]
             )
+        except UsernameTaken as error:
+            form.add_error(None, error.message)
+            context = {"form": form, "invitation": invitation}
+            return render(request, "registration/invitation_accept.html", context, status=409)
         except DomainError as error:
             reason = {"reason": error.message}
             return render(request, "registration/invitation_invalid.html", reason, status=409)

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from curation import selectors
 from curation.access import superuser_view
+from curation.errors import DomainError
 from curation.forms import ApiTokenRevokeForm, UserCreateForm, UserSettingsForm
 from curation.requests import AuthenticatedRequest
 from curation.services.accounts import (
@@ -30,13 +31,17 @@ from curation.services.accounts import (
 def user_list(request: AuthenticatedRequest) -> HttpResponse:
     form = UserCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = user_create(
-            actor=request.user,
-            username=form.cleaned_data["username"],
-            password=form.cleaned_data["password1"],
-        )
-        messages.success(request, f"Account “{user.get_username()}” created.")
-        return redirect("curation:user_detail", user.pk)
+        try:
+            user = user_create(
+                actor=request.user,
+                username=form.cleaned_data["username"],
+                password=form.cleaned_data["password1"],
+            )
+        except DomainError as error:
+            form.add_error("username", error.message)
+        else:
+            messages.success(request, f"Account “{user.get_username()}” created.")
+            return redirect("curation:user_detail", user.pk)
     context = {"form": form, "users": selectors.users_overview()}
     return render(request, "curation/users.html", context)
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from curation.serializers import id_field
+from curation.serializers import blank_safety_label_field, id_field
 from judging.models import (
     Judge,
     JudgeRun,
@@ -202,6 +202,15 @@ class VerdictSerializer(serializers.ModelSerializer):
             "created_at",
         ]
         read_only_fields = fields
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # Not declared in the class body, where `label` is the serializer's own label.
+        fields = super().get_fields()
+        fields["label"] = blank_safety_label_field(
+            help_text="The safety label of a label protocol; empty for a score, an invalid "
+            "answer or an error."
+        )
+        return fields
 
 
 class VerdictImportSerializer(serializers.Serializer):

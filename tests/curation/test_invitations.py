@@ -3,8 +3,11 @@ removing a member asks first."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
+import pytest
+from django.contrib.auth import get_user_model
 from django.core import signing
 from django.test import Client
 from django.utils import timezone
@@ -125,11 +128,61 @@ def test_a_made_up_link_is_refused(cast: Cast) -> None:
         assert Client().get(f"/invitations/{token}/").status_code == 404
 
 
-def test_an_existing_account_is_added_not_invited(cast: Cast) -> None:
-    response = invite(cast, username="Outsider")
+def test_the_invite_form_answers_alike_whether_or_not_the_username_exists_elsewhere(
+    cast: Cast,
+) -> None:
+    # The outsider has an account but no part in this project: the manager learns nothing.
+    answers = []
+    for username in ("outsider", "nobody-yet"):
+        response = invite(cast, username=username)
+        main = response.text.split('<main id="main">')[1].replace(link_of(response.text), "")
+        main = re.sub(r'value="\w+"|/invitations/\d+/', "", main.replace(username, "NAME"))
+        answers.append((response.status_code, main))
+        assert Invitation.objects.filter(username=username).exists()
+        Invitation.objects.all().delete()
 
-    assert "There is already an account “Outsider”: add it as a member instead." in response.text
-    assert not Invitation.objects.exists()
+    assert answers[0] == answers[1]
+
+
+@pytest.mark.parametrize(
+    "username",
+    ["outsider", "Outsider", "\uff4futsider", "\u043eutsider"],  # fullwidth o, Cyrillic o
+    ids=["same", "case", "nfkc", "cyrillic"],
+)
+def test_a_link_for_a_name_that_reads_as_an_existing_account_asks_for_another_invitation(
+    cast: Cast, username: str
+) -> None:
+    link = link_of(invite(cast, username=username).text)
+
+    _, response = accept(link)
+
+    assert response.status_code == 409
+    assert "There is already an account “outsider”, which reads as" in response.text
+    assert "ask whoever invited you for an invitation under another username" in response.text
+    assert 'name="new_password1"' in response.text, "the form, not an error page"
+    assert get_user_model().objects.filter(username__iexact="outsider").count() == 1
+    assert Invitation.objects.get().state == Invitation.State.PENDING
+
+
+def test_an_invitation_is_stored_under_the_name_a_login_reads(cast: Cast) -> None:
+    invite(cast, username="\uff4eewcomer")  # a fullwidth n
+
+    assert Invitation.objects.get().username == "newcomer"
+
+
+# With a Cyrillic a, then a Cyrillic e.
+@pytest.mark.parametrize("username", ["Manager", "m\u0430nager", "NEWCOMER", "n\u0435wcomer"])
+def test_members_and_invited_people_of_the_project_are_not_invited_again_nor_look_alikes(
+    cast: Cast, username: str
+) -> None:
+    invite(cast, username="newcomer")
+
+    response = invite(cast, username=username)
+
+    assert "is already a member of this project." in response.text or (
+        "“newcomer” is already invited" in response.text
+    )
+    assert Invitation.objects.count() == 1
 
 
 def test_a_weak_password_leaves_the_invitation_pending(cast: Cast) -> None:

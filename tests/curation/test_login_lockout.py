@@ -65,11 +65,13 @@ def test_the_lock_out_reads_the_same_whether_or_not_the_username_exists() -> Non
 def test_other_usernames_and_other_addresses_are_not_locked_out() -> None:
     UserFactory(username="alice")
     UserFactory(username="bob")
+    alice_elsewhere = Client(REMOTE_ADDR="192.0.2.7")
+    alice_elsewhere.post("/login/", {"username": "alice", "password": PASSWORD})
+    alice_elsewhere.post("/logout/")
     guess_wrong(Client(), "/login/", "alice")
 
     bob = Client()
     bob.post("/login/", {"username": "bob", "password": PASSWORD})
-    alice_elsewhere = Client(REMOTE_ADDR="192.0.2.7")
     alice_elsewhere.post("/login/", {"username": "alice", "password": PASSWORD})
 
     assert logged_in(bob)

@@ -41,15 +41,26 @@ def test_an_administrator_creates_an_account_that_logs_in(cast: Cast) -> None:
     [
         ("manager", NEW_PASSWORD, "A user with that username already exists."),
         ("newcomer", "password", "This password is too common."),
+        ("MANAGER", NEW_PASSWORD, "A user with that username already exists."),
+        ("\uff4danager", NEW_PASSWORD, "A user with that username already exists."),
+        # Fullwidth m above, Cyrillic a and e here.
+        (
+            "m\u0430nag\u0435r",
+            NEW_PASSWORD,
+            "There is already an account “manager”, which reads as",
+        ),
+        ("rnanager", NEW_PASSWORD, "There is already an account “manager”, which reads as"),
     ],
 )
 def test_a_taken_username_or_a_weak_password_is_refused(cast: Cast, username, password, error):
+    accounts = get_user_model().objects.count()
+
     response = cast.client_for("superuser").post(
         "/users/", {"username": username, "password1": password, "password2": password}
     )
 
     assert error in response.text
-    assert not get_user_model().objects.filter(username="newcomer").exists()
+    assert get_user_model().objects.count() == accounts
 
 
 def test_the_list_shows_every_account_and_who_may_create_projects(cast: Cast) -> None:
