@@ -134,9 +134,11 @@ class ReleaseCreateSerializer(serializers.Serializer):
     min_gap = serializers.FloatField(min_value=0.5, max_value=3, default=DEFAULT_MIN_GAP)
     min_chosen = serializers.FloatField(min_value=0, max_value=3, default=DEFAULT_MIN_CHOSEN)
     leave_out_in_annotation = serializers.BooleanField(
-        default=False,
+        default=True,
         help_text="Leave out records with fewer labels than the overlap, which annotators may "
-        "still be handed (a public release would show them its labels and verdicts).",
+        "still be handed (a public release would show them its labels and verdicts); on unless "
+        "turned off. A release of runs' scores alone publishes nothing annotators are still "
+        "giving and leaves out none of them.",
     )
 
 

@@ -46,7 +46,7 @@ def release_options(
     pairs_by: str = PairBy.SAFETY,
     min_gap: float = DEFAULT_MIN_GAP,
     min_chosen: float = DEFAULT_MIN_CHOSEN,
-    leave_out_in_annotation: bool = False,
+    leave_out_in_annotation: bool = True,
     scores: Sources | None = None,
 ) -> dict[str, Any]:
     """The options of a release, checked; `scores` are the score sources that score_sources

@@ -89,7 +89,7 @@ def release_new(request: AuthenticatedRequest, access: ProjectAccess) -> HttpRes
     form = ReleaseForm(
         request.POST or None,
         project=project,
-        initial={"license": project.license, "leave_out_in_annotation": in_annotation > 0},
+        initial={"license": project.license, "leave_out_in_annotation": True},
     )
     # "Check what it would hold" counts the release without making it: no version needed.
     previewing = "preview" in request.POST

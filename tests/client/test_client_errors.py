@@ -80,10 +80,13 @@ def test_a_refused_request_names_the_fields_at_fault(cast: Cast, connect: Connec
 
 def test_a_version_taken_raises_conflict(cast: Cast, connect: Connect) -> None:
     manager = connect(cast.manager)
-    manager.create_release(SLUG, "1.0.0", license="CC BY 4.0")
+    record(cast.project, 1)
+    # The record's gold label, republished: a release of nothing would be refused.
+    republish = {"label_basis": "gold", "leave_out_in_annotation": False}
+    manager.create_release(SLUG, "1.0.0", license="CC BY 4.0", **republish)
 
     with pytest.raises(Conflict) as raised:
-        manager.create_release(SLUG, "1.0.0", license="CC BY 4.0")
+        manager.create_release(SLUG, "1.0.0", license="CC BY 4.0", **republish)
 
     assert raised.value.detail == "Version 1.0.0 of this project exists already."
     assert [release["version"] for release in manager.releases(SLUG)] == ["1.0.0"]

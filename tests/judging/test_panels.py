@@ -15,7 +15,7 @@ from judging.selectors import quality_runs
 from judging.services.panels import panel_compute, panel_create, panel_verdict
 from judging.services.run_engine import judge_run_execute
 from judging.services.runs import judge_run_create
-from releases.services import release_build, release_create
+from releases.services import release_build, release_create, release_options
 from review.models import Disagreement
 from review.services.adjudications import adjudication_create
 from tests.curation.api_clients import api_key
@@ -187,7 +187,11 @@ def test_a_panel_is_a_run_in_quality_disagreements_and_releases(cast) -> None:
     assert {"source": "judge", "name": "Panel", "run": panel.pk, "label": "unsafe"} in split.labels
     # Releases: the panel's quality is in the release's judge quality.
     release = release_create(
-        actor=cast.manager, project=cast.project, version="1.0.0", license="CC BY 4.0"
+        actor=cast.manager,
+        project=cast.project,
+        version="1.0.0",
+        license="CC BY 4.0",
+        options=release_options(leave_out_in_annotation=False),
     )
     release_build(release.pk)
     release.refresh_from_db()

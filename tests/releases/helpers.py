@@ -10,7 +10,7 @@ from django.db.models import F
 from annotation.models import Annotation
 from curation.models import Project, Record
 from releases.models import Release
-from releases.services import release_build, release_create
+from releases.services import release_build, release_create, release_options
 from tests.annotation.annotators import add_annotator
 from tests.factories import RecordFactory, rjudge_record
 
@@ -52,8 +52,10 @@ def built_release(
     project: Project, actor: AbstractBaseUser, version: str = "1.0.0", **kwargs: Any
 ) -> Release:
     """A release built in the test's process; one that holds nothing is allowed, for tests of
-    what every release has (its pages, its card, who sees it)."""
+    what every release has (its pages, its card, who sees it). Unless the test gives options,
+    records still short of their labels go in, as the tests of what a release holds want."""
     kwargs.setdefault("allow_empty", True)
+    kwargs.setdefault("options", release_options(leave_out_in_annotation=False))
     release = release_create(
         actor=actor, project=project, version=version, license="CC BY 4.0", **kwargs
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from releases.build import release_folder
 from releases.card import dataset_card
-from releases.services import release_create
+from releases.services import release_create, release_options
 from tests.conftest import Cast
 from tests.releases.helpers import built_release, record
 from tests.reports.score_study import AGENTS, import_study, record_of
@@ -26,7 +26,11 @@ def test_the_card_prints_each_evaluators_view_of_the_released_records(
             annotate(record_of(cast.project, agent, 0), person, "safe")
 
     release = release_create(
-        actor=cast.manager, project=cast.project, version="1.0.0", license="CC BY 4.0"
+        actor=cast.manager,
+        project=cast.project,
+        version="1.0.0",
+        license="CC BY 4.0",
+        options=release_options(leave_out_in_annotation=False),
     )
 
     card = dataset_card(release, ["README.md"])

@@ -11,7 +11,7 @@ import pytest
 from curation.errors import Conflict
 from releases.build import release_folder
 from releases.models import Release
-from releases.services import release_build, release_create, release_retry
+from releases.services import release_build, release_create, release_options, release_retry
 from review.models import Adjudication
 from tests.conftest import Cast
 from tests.releases.helpers import annotators, built_release, label, record
@@ -179,7 +179,13 @@ def test_a_failed_build_says_so_and_can_be_built_again(
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("")
     settings.MEDIA_ROOT = blocked
-    release = release_create(actor=cast.manager, project=project, version="1.0.0", license="MIT")
+    release = release_create(
+        actor=cast.manager,
+        project=project,
+        version="1.0.0",
+        license="MIT",
+        options=release_options(leave_out_in_annotation=False),
+    )
 
     with pytest.raises(OSError):
         release_build(release.pk)

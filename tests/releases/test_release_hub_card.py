@@ -12,7 +12,7 @@ import pytest
 from curation.services.imports import import_path
 from releases.build import release_folder
 from releases.models import LabelBasis, Release
-from releases.services import release_build, release_create
+from releases.services import release_build, release_create, release_options
 from tests.conftest import Cast
 from tests.curation.toolemu_files import CASES
 from tests.releases.test_release_toolemu_scores import scored_release
@@ -60,6 +60,7 @@ def test_a_release_of_rjudge_loads_by_config_from_its_folder(
         version="1.0.0",
         license="CC BY-NC-SA 4.0",
         label_basis=LabelBasis.GOLD,
+        options=release_options(leave_out_in_annotation=False),
     )
     release = release_build(made.pk)
 
@@ -137,6 +138,7 @@ def test_a_license_the_hub_does_not_name_is_other_with_its_name(
         version="1.0.0",
         license='Research use only: "ask first"',
         label_basis=LabelBasis.GOLD,
+        options=release_options(leave_out_in_annotation=False),
     )
 
     card = card_of(release_build(made.pk))

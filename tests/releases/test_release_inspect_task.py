@@ -26,7 +26,7 @@ from judging.protocols.rjudge import DECIDE, RJudge
 from judging.services.run_engine.execution import case_of
 from releases.build import release_folder
 from releases.models import LabelBasis, Release
-from releases.services import release_build, release_create
+from releases.services import release_build, release_create, release_options
 from reports.quality import Reference, quality_report
 from tests.conftest import Cast
 from tests.review.opinions import judge_run
@@ -60,6 +60,7 @@ def gold_release(cast: Cast, rjudge_dir: Path) -> Release:
         version="1.0.0",
         license="CC BY-NC-SA 4.0",
         label_basis=LabelBasis.GOLD,
+        options=release_options(leave_out_in_annotation=False),
     )
     return release_build(release.pk)
 

@@ -12,7 +12,7 @@ import pytest
 from curation.services.imports import import_path
 from releases.build import release_check, release_folder
 from releases.models import CURRENT_LAYOUT, LabelBasis, Release
-from releases.services import release_build, release_create
+from releases.services import release_build, release_create, release_options
 from tests.conftest import Cast
 
 pytestmark = pytest.mark.django_db
@@ -44,6 +44,7 @@ def release(cast: Cast, rjudge_dir: Path) -> Release:
         version="1.0.0",
         license="CC BY-NC-SA 4.0",
         label_basis=LabelBasis.GOLD,
+        options=release_options(leave_out_in_annotation=False),
     )
     # The card prints the day the release was made.
     Release.objects.filter(pk=made.pk).update(

@@ -11,7 +11,7 @@ import pytest
 from curation.services.imports import import_path
 from releases.build import release_check, release_folder
 from releases.models import LabelBasis, Release
-from releases.services import release_build, release_create
+from releases.services import release_build, release_create, release_options
 from tests.conftest import Cast
 
 pytestmark = pytest.mark.django_db
@@ -27,6 +27,7 @@ def gold_release(cast: Cast, rjudge_dir: Path, settings, tmp_path: Path) -> Rele
         version="1.0.0",
         license="CC BY-NC-SA 4.0",
         label_basis=LabelBasis.GOLD,
+        options=release_options(leave_out_in_annotation=False),
     )
     return release_build(release.pk)
 

@@ -110,6 +110,8 @@ def test_the_api_takes_a_run_as_score_source_and_says_it(cast: Cast, runs) -> No
             "license": "MIT",
             "label_basis": "scores",
             "safety_scores": str(safety.pk),
+            # Helpfulness from people, who have scored nothing yet: every trajectory goes in.
+            "leave_out_in_annotation": False,
         },
         format="json",
     )

@@ -18,7 +18,7 @@ from curation.services.imports import import_path
 from curation.services.projects import project_create
 from releases.build import BUILD_TASK, build_progress, release_check, release_folder
 from releases.models import LabelBasis, Release
-from releases.services import release_create
+from releases.services import release_create, release_options
 from tests.factories import UserFactory, rjudge_record
 from tests.workers import WorkerStack
 
@@ -54,6 +54,7 @@ def test_a_release_build_survives_its_worker_being_killed(
         version="1.0.0",
         license="CC BY 4.0",
         label_basis=LabelBasis.GOLD,
+        options=release_options(leave_out_in_annotation=False),
     )
 
     worker_stack.wait_for(lambda: build_progress(release).records > 0, "records written", first)

@@ -98,7 +98,10 @@ def test_a_release_of_human_scores_takes_the_settled_score(cast: Cast, apart: Re
     client.post(settle_url(cast, apart), {f"{scale}_score": "2", "reason": "On reflection."})
 
     release = built_release(
-        cast.project, cast.manager, label_basis=LabelBasis.SCORES, options=release_options()
+        cast.project,
+        cast.manager,
+        label_basis=LabelBasis.SCORES,
+        options=release_options(leave_out_in_annotation=False),
     )
 
     lines = (release_folder(release) / "records.jsonl").read_text().splitlines()
