@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -137,7 +138,7 @@ from kombu import Connection
 options = dict(zip(("data_folder_in", "data_folder_out", "control_folder"), sys.argv[1:4]))
 with Connection("filesystem://", transport="config.broker:Transport",
                 transport_options=options) as connection:
-    queue = connection.SimpleQueue("jobs")
+    queue = connection.SimpleQueue(sys.argv[4])
     message = queue.get(timeout=10)
     print(message.payload, flush=True)
     time.sleep(600)
@@ -157,12 +158,16 @@ def broker_options(tmp_path: Path) -> dict[str, str]:
 
 def test_the_embedded_broker_delivers_again_what_a_killed_worker_held(tmp_path: Path) -> None:
     options = broker_options(tmp_path)
+    # A queue of this test's own: kombu keeps the exchanges it declared in the process, for
+    # every connection of the transport, so that one another test declared would not be
+    # declared in this test's folders again and the message would go nowhere.
+    name = f"jobs-{uuid.uuid4().hex[:8]}"
     with Connection(
         "filesystem://", transport="config.broker:Transport", transport_options=options
     ) as connection:
-        connection.SimpleQueue("jobs").put("import 7")
+        connection.SimpleQueue(name).put("import 7")
         holder = subprocess.Popen(  # noqa: S603 (this interpreter, fixed arguments)
-            [sys.executable, "-c", HOLDER, *options.values()],
+            [sys.executable, "-c", HOLDER, *options.values(), name],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             text=True,
@@ -170,7 +175,7 @@ def test_the_embedded_broker_delivers_again_what_a_killed_worker_held(tmp_path: 
         try:
             assert holder.stdout is not None
             assert holder.stdout.readline().strip() == "import 7"
-            queue = connection.SimpleQueue("jobs")
+            queue = connection.SimpleQueue(name)
             # Held by a live worker: nobody else gets it.
             with pytest.raises(queue.Empty):
                 queue.get(timeout=3)
@@ -182,5 +187,5 @@ def test_the_embedded_broker_delivers_again_what_a_killed_worker_held(tmp_path: 
         assert message.payload == "import 7"
         message.ack()
         with pytest.raises(queue.Empty):
-            connection.SimpleQueue("jobs").get(timeout=3)
+            connection.SimpleQueue(name).get(timeout=3)
     assert not list((tmp_path / "broker" / "held").glob("*/*.msg"))
