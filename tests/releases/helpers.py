@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -9,7 +10,8 @@ from django.db.models import F
 
 from annotation.models import Annotation
 from curation.models import Project, Record
-from releases.models import Release
+from curation.services.imports import import_path
+from releases.models import LabelBasis, Release
 from releases.services import release_build, release_create, release_options
 from tests.annotation.annotators import add_annotator
 from tests.factories import RecordFactory, rjudge_record
@@ -60,3 +62,17 @@ def built_release(
         actor=actor, project=project, version=version, license="CC BY 4.0", **kwargs
     )
     return release_build(release.pk)
+
+
+def rjudge_gold_release(project: Project, actor: AbstractBaseUser, rjudge_dir: Path) -> Release:
+    """The real R-Judge data imported and republished with its gold labels (records still to be
+    labelled included, as a republication means), as made: before its files are built."""
+    import_path(actor=actor, project=project, path=rjudge_dir)
+    return release_create(
+        actor=actor,
+        project=project,
+        version="1.0.0",
+        license="CC BY-NC-SA 4.0",
+        label_basis=LabelBasis.GOLD,
+        options=release_options(leave_out_in_annotation=False),
+    )

@@ -15,6 +15,7 @@ from releases.models import LabelBasis, Release
 from releases.services import release_build, release_create, release_options
 from tests.conftest import Cast
 from tests.curation.toolemu_files import CASES
+from tests.releases.helpers import rjudge_gold_release
 from tests.releases.test_release_toolemu_scores import scored_release
 from tests.releases.toolemu_study import import_scored_study
 
@@ -53,15 +54,7 @@ def loaded_configs(release: Release, cache: Path) -> dict[str, Any]:
 def test_a_release_of_rjudge_loads_by_config_from_its_folder(
     cast: Cast, rjudge_dir: Path, offline: Path
 ) -> None:
-    import_path(actor=cast.manager, project=cast.project, path=rjudge_dir)
-    made = release_create(
-        actor=cast.manager,
-        project=cast.project,
-        version="1.0.0",
-        license="CC BY-NC-SA 4.0",
-        label_basis=LabelBasis.GOLD,
-        options=release_options(leave_out_in_annotation=False),
-    )
+    made = rjudge_gold_release(cast.project, cast.manager, rjudge_dir)
     release = release_build(made.pk)
 
     card = card_of(release)

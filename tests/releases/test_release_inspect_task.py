@@ -21,14 +21,14 @@ from typing import Any
 import pytest
 
 from curation.models import Record
-from curation.services.imports import import_path
 from judging.protocols.rjudge import DECIDE, RJudge
 from judging.services.run_engine.execution import case_of
 from releases.build import release_folder
-from releases.models import LabelBasis, Release
-from releases.services import release_build, release_create, release_options
+from releases.models import Release
+from releases.services import release_build
 from reports.quality import Reference, quality_report
 from tests.conftest import Cast
+from tests.releases.helpers import rjudge_gold_release
 from tests.review.opinions import judge_run
 
 pytestmark = pytest.mark.django_db
@@ -53,15 +53,7 @@ BEGIN = re.compile(r"\[BEGIN RECORD DATA ([0-9a-f]+)\]")
 
 @pytest.fixture
 def gold_release(cast: Cast, rjudge_dir: Path) -> Release:
-    import_path(actor=cast.manager, project=cast.project, path=rjudge_dir)
-    release = release_create(
-        actor=cast.manager,
-        project=cast.project,
-        version="1.0.0",
-        license="CC BY-NC-SA 4.0",
-        label_basis=LabelBasis.GOLD,
-        options=release_options(leave_out_in_annotation=False),
-    )
+    release = rjudge_gold_release(cast.project, cast.manager, rjudge_dir)
     return release_build(release.pk)
 
 

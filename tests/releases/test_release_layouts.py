@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from curation.services.imports import import_path
 from releases.build import release_check, release_folder
-from releases.models import CURRENT_LAYOUT, LabelBasis, Release
-from releases.services import release_build, release_create, release_options
+from releases.models import CURRENT_LAYOUT, Release
+from releases.services import release_build
 from tests.conftest import Cast
+from tests.releases.helpers import rjudge_gold_release
 
 pytestmark = pytest.mark.django_db
 
@@ -37,15 +37,7 @@ configs:
 
 @pytest.fixture
 def release(cast: Cast, rjudge_dir: Path) -> Release:
-    import_path(actor=cast.manager, project=cast.project, path=rjudge_dir)
-    made = release_create(
-        actor=cast.manager,
-        project=cast.project,
-        version="1.0.0",
-        license="CC BY-NC-SA 4.0",
-        label_basis=LabelBasis.GOLD,
-        options=release_options(leave_out_in_annotation=False),
-    )
+    made = rjudge_gold_release(cast.project, cast.manager, rjudge_dir)
     # The card prints the day the release was made.
     Release.objects.filter(pk=made.pk).update(
         created_at=datetime.datetime(2026, 1, 2, tzinfo=datetime.UTC)

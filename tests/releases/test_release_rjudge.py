@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from curation.services.imports import import_path
 from releases.build import release_check, release_folder
-from releases.models import LabelBasis, Release
-from releases.services import release_build, release_create, release_options
+from releases.models import Release
+from releases.services import release_build
 from tests.conftest import Cast
+from tests.releases.helpers import rjudge_gold_release
 
 pytestmark = pytest.mark.django_db
 
@@ -20,15 +20,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def gold_release(cast: Cast, rjudge_dir: Path, settings, tmp_path: Path) -> Release:
     settings.MEDIA_ROOT = tmp_path / "media"
-    import_path(actor=cast.manager, project=cast.project, path=rjudge_dir)
-    release = release_create(
-        actor=cast.manager,
-        project=cast.project,
-        version="1.0.0",
-        license="CC BY-NC-SA 4.0",
-        label_basis=LabelBasis.GOLD,
-        options=release_options(leave_out_in_annotation=False),
-    )
+    release = rjudge_gold_release(cast.project, cast.manager, rjudge_dir)
     return release_build(release.pk)
 
 
