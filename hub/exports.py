@@ -24,8 +24,7 @@ from django.utils import timezone
 from annotation.consensus import SCALES, human_consensus
 from annotation.models import Annotation
 from curation.models import Project, Record
-from review.models import ScoreAdjudication
-from review.selectors import final_labels
+from review.selectors import final_labels, settled_scores
 
 # Records read, with their labels, per round trip: memory stays flat whatever the project's size.
 EXPORT_CHUNK = 1000
@@ -53,7 +52,7 @@ def export_records(project: Project, record_ids: Iterable[int]) -> Iterator[dict
         consensus = human_consensus(project, ids)
         finals = final_labels(project, ids)
         labels = _labels(ids)
-        settled = _settled_scores(ids)
+        settled = settled_scores(project, ids)
         records = (
             Record.objects.filter(pk__in=ids)
             .order_by("id")
@@ -162,20 +161,6 @@ def _labels(record_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
             }
         )
     return labels
-
-
-def _settled_scores(record_ids: list[int]) -> dict[int, dict[str, int]]:
-    """{record id: {scale: its latest settled score}}."""
-    rows = (
-        ScoreAdjudication.objects.filter(record_id__in=record_ids)
-        .order_by("record_id", "created_at", "id")
-        .values_list("record_id", "scale", "score")
-    )
-    settled: dict[int, dict[str, int]] = defaultdict(dict)
-    for record_id, scale, score in rows:
-        # Oldest first: the latest of a scale overwrites the earlier ones.
-        settled[record_id][scale] = score
-    return settled
 
 
 def _mean(labels: list[dict[str, Any]], scale: str) -> float | None:

@@ -23,7 +23,7 @@ from curation.models import Project, Record
 from curation.selectors import usernames
 from judging.models import JudgeRun, Verdict
 from judging.selectors import run_protocol, run_score_scale
-from review.models import ScoreAdjudication
+from review.selectors import settled_scores
 from stats import metrics
 
 CONSENSUS = "consensus"
@@ -126,19 +126,12 @@ def scores_of(
     keep = agreed != metrics.MISSING
     # A reviewer's settled score is the people's final word on the record, consensus or not.
     final = dict(zip(records[keep].tolist(), agreed[keep].tolist(), strict=True))
-    final.update(_settled_scores(project, scale, record_ids))
+    settled = settled_scores(project, record_ids)
+    final.update(
+        (record_id, scores[scale]) for record_id, scores in settled.items() if scale in scores
+    )
     ids = np.array(sorted(final), dtype=np.int64)
     return ids, np.array([final[record_id] for record_id in ids.tolist()], dtype=np.int64)
-
-
-def _settled_scores(project: Project, scale: str, record_ids: list[int] | None) -> dict[int, int]:
-    """{record id: its latest settled score on `scale`}."""
-    settled = ScoreAdjudication.objects.filter(project=project, scale=scale)
-    if record_ids is not None:
-        settled = settled.filter(InArray(F("record_id"), record_ids))
-    # Oldest first: a record's latest settled score overwrites the earlier ones.
-    rows = settled.order_by("record_id", "created_at", "id").values_list("record_id", "score")
-    return dict(rows.iterator())
 
 
 def case_toolkits(project: Project) -> dict[str, list[str]]:

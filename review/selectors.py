@@ -97,6 +97,24 @@ def adjudication_queue(project: Project, *, kind: str = "") -> QuerySet[Record]:
     )
 
 
+def settled_scores(
+    project: Project, record_ids: list[int] | None = None
+) -> dict[int, dict[str, int]]:
+    """{record id: {scale: its latest settled score}}: the people's final score on a scale,
+    which a record has once a reviewer settled it."""
+    settled = ScoreAdjudication.objects.filter(project=project)
+    if record_ids is not None:
+        settled = settled.filter(record_id__in=record_ids)
+    latest: dict[int, dict[str, int]] = {}
+    # Oldest first: a scale's latest settled score overwrites the earlier ones.
+    rows = settled.order_by("record_id", "created_at", "id").values_list(
+        "record_id", "scale", "score"
+    )
+    for record_id, scale, score in rows.iterator():
+        latest.setdefault(record_id, {})[scale] = score
+    return latest
+
+
 def adjudication_next(project: Project, *, kind: str = "", after: Record) -> int | None:
     """The id of the record to settle after `after`: the queue's first other record."""
     queue = adjudication_queue(project, kind=kind).exclude(pk=after.pk)
