@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,8 @@ def pytest_configure(config: pytest.Config) -> None:
 # What makes a test slow: a browser, a live server, a Celery worker (a thread of the suite or
 # processes of its own) or another process of the studio. `./studio test -m "not slow"` leaves
 # those tests out, for a loop of a few minutes; CI runs them all.
+# How long the workers a test started have, together, to stop after it before they are killed.
+WORKER_STOP_SECONDS = 10
 SLOW_FIXTURES = frozenset({"page", "browser", "live_server", "celery_worker", "start_worker"})
 SLOW_MARKERS = ("browser", "subprocess")
 
@@ -150,14 +153,18 @@ def start_worker(settings, tmp_path: Path) -> Iterator[Callable[..., subprocess.
     # Jobs left in the suite's queue by earlier tests are not this test's business.
     app.control.purge()
     yield start
-    for process in processes:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+    # All told to stop at once, then given WORKER_STOP_SECONDS together: a worker in a job
+    # waits for it (a judge call may hang), and the test has seen what it wanted by now.
+    running = [process for process in processes if process.poll() is None]
+    for process in running:
+        os.killpg(process.pid, signal.SIGTERM)
+    deadline = time.monotonic() + WORKER_STOP_SECONDS
+    for process in running:
+        try:
+            process.wait(timeout=max(deadline - time.monotonic(), 0.1))
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
 
 @pytest.fixture(params=["redis", "embedded"])

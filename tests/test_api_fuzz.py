@@ -34,9 +34,9 @@ from tests.test_access import url_values
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PERSONAS = ("anonymous", "annotator", "manager")
-# Requests per operation, persona and kind (valid, invalid): about a minute and a half for the
+# Requests per operation, persona and kind (valid, invalid): about a minute for the
 # three personas on a machine of two cores.
-EXAMPLES = 15
+EXAMPLES = 10
 SETTINGS = hypothesis.settings(
     max_examples=EXAMPLES,
     derandomize=True,
