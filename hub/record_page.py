@@ -16,6 +16,7 @@ from django.db.models import Model, Q
 from annotation.consensus import consensus_of
 from annotation.models import Annotation
 from curation.models import AuditEvent, Record
+from hub.history import HistoryLine, history_lines
 from review.models import Adjudication
 from review.selectors import ADJUDICATED, RecordOpinions, record_opinions
 
@@ -32,7 +33,7 @@ class RecordHub:
     # The adjudication that gave the final label, if a reviewer settled the record.
     settled_by: Adjudication | None
     labels_needed: int
-    history: list[AuditEvent]
+    history: list[HistoryLine]
 
     @property
     def open_disagreements(self) -> int:
@@ -54,7 +55,7 @@ def record_hub(record: Record) -> RecordHub:
         no_consensus=no_consensus,
         settled_by=opinions.adjudications[0] if settled else None,
         labels_needed=project.overlap + record.extra_labels,
-        history=record_history(record, opinions),
+        history=history_lines(record_history(record, opinions)),
     )
 
 

@@ -14,7 +14,8 @@ from curation.access import MANAGERS, ProjectAccess, project_view
 from curation.errors import DomainError
 from curation.forms import ChangesForm, ImportForm
 from curation.importers import PROBLEM_LIMIT
-from curation.models import RecordChange
+from curation.models import ImportBatch, RecordChange
+from curation.record_diff import FieldChange, record_change_values
 from curation.requests import AuthenticatedRequest
 from curation.services.imports import import_batch_create, import_liveness, import_progress
 from curation.services.record_changes import CHANGES_LISTED, record_changes_decide
@@ -66,7 +67,7 @@ def import_detail(
         "progress": import_progress(batch),
         "liveness": import_liveness(batch),
         "problem_limit": PROBLEM_LIMIT,
-        "changes": batch.changes.select_related("record", "decided_by")[:CHANGES_LISTED],
+        "changes": _changes_with_values(batch),
         "changes_pending": batch.changes.filter(state=RecordChange.State.PENDING).exists(),
         "verdict_change_count": batch.changes.exclude(verdict_of="").count(),
     }
@@ -97,3 +98,10 @@ def import_changes(
         done = "took the new version" if take else "kept the stored version"
         messages.success(request, f"You {done} of {count} record{pluralize(count)}.")
     return redirect("curation:import_detail", access.project.slug, batch.pk)
+
+
+def _changes_with_values(batch: ImportBatch) -> list[tuple[RecordChange, list[FieldChange]]]:
+    """The batch's first changes, each with its fields' values before and after."""
+    changes = list(batch.changes.select_related("record", "decided_by")[:CHANGES_LISTED])
+    values = record_change_values(changes)
+    return [(change, values.get(change.pk, [])) for change in changes]
