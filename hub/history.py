@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import PurePath
 
 from curation.choices import ScoreScale
-from curation.models import AuditEvent, RecordChange
+from curation.models import AuditEvent, ImportBatch, RecordChange
 from curation.record_diff import FieldChange, shown, source_field_changes
 
 # What a label's snapshot keys are called on the page, in the order they are listed.
@@ -110,7 +111,12 @@ def _record_changed(event: AuditEvent) -> Description:
     changes = source_field_changes(before.get("raw") or "{}", held, names) if held else []
     if not changes:
         changes = [FieldChange(name, "", "changed") for name in names]
-    return f"took its new version from import {after.get('import')}", changes
+    source = (
+        ImportBatch.objects.filter(pk=after.get("import")).values_list("source_name", flat=True)
+    ).first()
+    # A command's import is named by its whole path; the file's name says enough here.
+    named = f" of {PurePath(source).name}" if source else ""
+    return f"took its new version from import {after.get('import')}{named}", changes
 
 
 def _labels_requested(event: AuditEvent) -> Description:

@@ -112,6 +112,7 @@ def test_a_taken_version_is_in_the_history_with_its_changes(cast: Cast, taken: I
     history = history_of(cast, Record.objects.get(external_id="1"))
 
     manager = cast.manager.username
-    assert f"<strong>{manager}</strong> took its new version from import {taken.pk}" in history
+    said = f"<strong>{manager}</strong> took its new version from import {taken.pk} of mail.json"
+    assert said in history
     assert "<dt>label</dt>" in history and "<del>1</del> → <ins>0</ins>" in history
     assert "<script>alert" not in history
