@@ -101,22 +101,19 @@ def _record_changed(event: AuditEvent) -> Description:
     the event kept to the one the import held."""
     before, after = event.before or {}, event.after or {}
     names = list(after.get("fields") or [])
+    batch_id = after.get("import") or 0
     held = (
-        RecordChange.objects.filter(
-            batch_id=after.get("import"), record_id=event.object_id, verdict_of=""
-        )
+        RecordChange.objects.filter(batch_id=batch_id, record_id=event.object_id, verdict_of="")
         .values_list("raw", flat=True)
         .first()
     )
     changes = source_field_changes(before.get("raw") or "{}", held, names) if held else []
     if not changes:
         changes = [FieldChange(name, "", "changed") for name in names]
-    source = (
-        ImportBatch.objects.filter(pk=after.get("import")).values_list("source_name", flat=True)
-    ).first()
+    source = ImportBatch.objects.filter(pk=batch_id).values_list("source_name", flat=True).first()
     # A command's import is named by its whole path; the file's name says enough here.
     named = f" of {PurePath(source).name}" if source else ""
-    return f"took its new version from import {after.get('import')}{named}", changes
+    return f"took its new version from import {batch_id}{named}", changes
 
 
 def _labels_requested(event: AuditEvent) -> Description:
