@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass
 from functools import reduce
 from typing import TYPE_CHECKING, TypedDict, cast
 
@@ -12,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.contrib.postgres.search import SearchQuery
 from django.db import connection
-from django.db.models import Count, Exists, F, Max, OuterRef, QuerySet, Sum
+from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Sum
 from django.utils import timezone
 
 from curation.models import (
@@ -58,6 +59,36 @@ def projects_for_user(user: User) -> QuerySet[Project]:
     if user.is_superuser:
         return Project.objects.all()
     return Project.objects.filter(memberships__user=user).distinct()
+
+
+@dataclass(frozen=True)
+class ProjectCounts:
+    """A project card's figures: its records, and those with every label they need."""
+
+    records: int
+    labelled: int
+
+    @property
+    def percent_labelled(self) -> int:
+        return round(100 * self.labelled / self.records) if self.records else 0
+
+
+def project_counts(projects: list[Project]) -> dict[int, ProjectCounts]:
+    """Each project's counts, in one grouped statement from the records' own label counts."""
+    rows = (
+        Record.objects.filter(project__in=projects)
+        .values("project_id")
+        .annotate(
+            records=Count("id"),
+            labelled=Count(
+                "id",
+                filter=Q(annotation_count__gte=F("project__overlap") + F("extra_labels")),
+            ),
+        )
+        .order_by()
+    )
+    found = {row["project_id"]: ProjectCounts(row["records"], row["labelled"]) for row in rows}
+    return {project.pk: found.get(project.pk, ProjectCounts(0, 0)) for project in projects}
 
 
 def memberships_of(project: Project) -> QuerySet[Membership]:

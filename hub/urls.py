@@ -7,6 +7,7 @@ from hub import views
 app_name = "hub"
 
 urlpatterns: list[object] = [
+    path("p/<slug:slug>/status/", views.project_status_view, name="project_status"),
     path("p/<slug:slug>/records/", views.record_list, name="record_list"),
     path("p/<slug:slug>/records/actions/", views.record_bulk, name="record_bulk"),
     path(

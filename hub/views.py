@@ -1,4 +1,5 @@
-"""The record list and the record page: what every domain says about a project's records.
+"""The record list, the record page and the project's status: what every domain says about a
+project's records.
 
 They are the hub's, which sees labels, verdicts and disagreements together and on which nothing
 depends (docs/architecture.md, "The record as the hub"); curation keeps what a record is made
@@ -25,6 +26,7 @@ from curation.record_table import RecordPaginator, filter_form
 from curation.requests import AuthenticatedRequest
 from hub.exports import FORMATS, export_response
 from hub.forms import RecordBulkForm, RecordListForm
+from hub.project_status import project_status
 from hub.record_list import (
     listed_records,
     matching_count,
@@ -210,3 +212,18 @@ def record_detail(
         "next_id": ids.filter(id__gt=record.pk).order_by("id").first(),
     }
     return render(request, "hub/record_detail.html", context)
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+@project_view(RECORD_READERS)
+def project_status_view(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
+    """How the project stands: its own page, and the section the project's overview loads."""
+    context = {
+        "project": access.project,
+        "access": access,
+        "status": project_status(access.project),
+    }
+    if request.htmx:
+        return render(request, "hub/project_status.html#status", context)
+    return render(request, "hub/project_status.html", context)

@@ -90,6 +90,7 @@ RULES: dict[str, Rule] = {
     # The link of a pending invitation: whoever holds it chooses the password (GET shows the
     # form); used, withdrawn and forged links in tests/curation/test_invitations.py.
     "invitation_accept": Rule(EVERYONE, in_project=False),
+    "hub:project_status": Rule(RECORD_READERS),
     "hub:record_list": Rule(RECORD_READERS),
     # Annotators who labelled the record are sent to their own label; this one they did not.
     "hub:record_detail": Rule(RECORD_READERS),

@@ -30,8 +30,10 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def home(request: AuthenticatedRequest) -> HttpResponse:
-    projects = selectors.projects_for_user(request.user)
-    return render(request, "curation/home.html", {"projects": projects})
+    projects = list(selectors.projects_for_user(request.user).order_by("name"))
+    counts = selectors.project_counts(projects)
+    cards = [(project, counts[project.pk]) for project in projects]
+    return render(request, "curation/home.html", {"cards": cards})
 
 
 @require_http_methods(["GET", "POST"])
