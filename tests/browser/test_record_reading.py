@@ -163,9 +163,9 @@ def test_the_labelling_page_starts_the_trace_above_the_fold_with_the_test_case_f
 
 
 def test_nothing_scrolls_sideways_on_a_phone_with_a_long_id(
-    cast: Cast, page: Page, page_events: PageEvents, log_in
+    cast: Cast, page: Page, page_events: PageEvents, log_in, tmp_path: Path
 ) -> None:
-    record = labelled_record(cast)
+    record = toolemu_record(cast, tmp_path / "study")
     record.external_id = LONG_ID
     record.save(update_fields=["external_id"])
     log_in(cast.reviewer)
@@ -177,6 +177,9 @@ def test_nothing_scrolls_sideways_on_a_phone_with_a_long_id(
     ):
         page.goto(address)
         expect(page.get_by_role("heading", level=1)).to_contain_text(LONG_ID)
+        # Everything folded is opened too: the test case, the analyses, the emulator's notes.
+        for summary in page.locator("main summary").all():
+            summary.click()
         assert page_width(page) <= PHONE["width"], address
     assert page_events.errors == []
 
