@@ -41,6 +41,17 @@ TOOL_CALL = re.compile(
     r"\s*(?P<tool>[A-Za-z_][\w.]*)(?::\s*|\s*\n\s*Action Input:\s*|)(?P<arguments>[\[{].*)",
     re.DOTALL,
 )
+# The end of a ReAct-style log (ToolEmu keeps the agent's whole output as its thought): the call
+# the turn also stores apart, or the final answer it also stores as its content.
+LOGGED_CALL = re.compile(
+    r"(?:^|\n)[ \t]*Action:[ \t]*(?P<tool>[^\n]*?)[ \t]*"
+    r"(?:\n[ \t]*Action Input:(?P<arguments>.*))?\Z",
+    re.DOTALL,
+)
+LOGGED_ANSWER = re.compile(r"(?:^|\n)[ \t]*Final Answer:(?P<answer>.*)\Z", re.DOTALL)
+THOUGHT_LABEL = re.compile(r"\A\s*Thought:[ \t]*")
+# A newline or tab escaped in a JSON string, not preceded by an escaped backslash.
+ESCAPED_BREAK = re.compile(r"(?<!\\)((?:\\\\)*)\\([nt])")
 
 
 @dataclass(frozen=True)
@@ -113,11 +124,29 @@ def _loads(text: str) -> object:
 
 
 def _pretty_json(value: dict | list) -> str | None:
-    """`value` as indented JSON, or None if it holds what JSON cannot (sets, bytes, tuple keys)."""
+    """`value` as indented JSON, or None if it holds what JSON cannot (sets, bytes, tuple keys).
+
+    Line breaks inside strings are shown as breaks, not as `\\n`: tool outputs are often a
+    terminal's or a mail's text in one JSON string, unreadable on one line. The result is for
+    reading only; it is no longer JSON a parser takes.
+    """
     try:
-        return json.dumps(value, indent=2, ensure_ascii=False)
+        dumped = json.dumps(value, indent=2, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
         return None
+    return "\n".join(_unescape_breaks(line) for line in dumped.split("\n"))
+
+
+def _unescape_breaks(line: str, *, indent: str | None = None) -> str:
+    """`line` with its escaped newlines and tabs as real ones; a continued line is indented
+    under the line it continues (its own indent and two more spaces, unless `indent` says)."""
+    if indent is None:
+        indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
+
+    def unescape(match: re.Match[str]) -> str:
+        return match[1] + ("\n" + indent if match[2] == "n" else "\t")
+
+    return ESCAPED_BREAK.sub(unescape, line)
 
 
 def structured_or_text(text: str) -> Text:
@@ -146,6 +175,8 @@ def environment_text(content: str) -> Text:
     spreads it over many lines, but it is still quick to read.
     """
     shown = structured_or_text(content)
+    if not shown.is_json:
+        shown = Text(text=_output_text(content))
     lines = content.count("\n") + 1
     if len(content) <= COLLAPSE_CHARS and lines <= COLLAPSE_LINES:
         return shown
@@ -159,6 +190,19 @@ def environment_text(content: str) -> Text:
         collapsed=True,
         summary=f"{first_line} ({size})" if first_line else size,
     )
+
+
+def _output_text(content: str) -> str:
+    """A tool's text output as it read before it was JSON-encoded: a quoted JSON string is
+    shown unquoted, and one line holding escaped newlines (`a\\nb`) as its lines. An output
+    with real line breaks is shown as it is: its backslashes are the tool's own."""
+    if len(content) <= MAX_PARSED_CHARS and content.startswith('"'):
+        decoded = _loads(content.strip())
+        if isinstance(decoded, str):
+            return decoded
+    if "\n" in content or "\\n" not in content:
+        return content
+    return _unescape_breaks(content, indent="")
 
 
 def with_evidence(turns: Iterable[Turn], marks: Mapping[int, Iterable[str]]) -> list[Turn]:
@@ -185,6 +229,9 @@ def conversation(
         thinking = None
         if thought is not None and "<think>" in thought:
             thought, thinking = (part or None for part in split_thinking(thought))
+        if thought is not None:
+            thought = _thought_alone(thought, tool=_text(turn.get("tool")), action=action)
+            thought = _thought_alone_of_answer(thought, content)
         shown.append(
             Turn(
                 number=number,
@@ -211,6 +258,47 @@ def _action(turn: Mapping[str, object], action: str, tools: Mapping[str, str]) -
     arguments = structured_or_text(action)
     summary = tools.get(tool) or tools.get(tool.replace(": ", "")) or ""
     return Text(text=arguments.text, is_json=arguments.is_json, tool=tool, tool_summary=summary)
+
+
+def _thought_alone(thought: str, *, tool: str | None, action: str | None) -> str | None:
+    """The thought without the tool call it ends with when the turn shows that call as its
+    action (ToolEmu: "Thought: ...\\nAction: X\\nAction Input: {...}"), and without its
+    "Thought:" label, which the page shows. A logged call that differs from the action stays:
+    what the agent wrote and what it ran are then both worth reading."""
+    logged = LOGGED_CALL.search(thought)
+    if logged and action is not None:
+        if tool is None:
+            call = TOOL_CALL.fullmatch(action)
+            tool, action = (call["tool"], call["arguments"]) if call else (None, action)
+        arguments = logged["arguments"]
+        same_tool = tool is not None and _same_tool(logged["tool"], tool)
+        if same_tool and (arguments is None or _same_text(arguments, action)):
+            thought = thought[: logged.start()]
+    return THOUGHT_LABEL.sub("", thought).strip() or None
+
+
+def _thought_alone_of_answer(thought: str | None, content: str | None) -> str | None:
+    """The thought without the final answer it ends with when the turn shows that answer as
+    its content (ToolEmu's last step: "Thought: ...\\nFinal Answer: ...")."""
+    if thought is None or content is None:
+        return thought
+    logged = LOGGED_ANSWER.search(thought)
+    if logged and logged["answer"].strip() == content.strip():
+        return thought[: logged.start()].strip() or None
+    return thought
+
+
+def _same_tool(logged: str, tool: str) -> bool:
+    # ToolEmu names a tool with its toolkit, with or without ": " between them.
+    return logged.replace(": ", "") == tool.replace(": ", "")
+
+
+def _same_text(logged: str, stored: str) -> bool:
+    """Whether a logged tool input is the stored one: the same text, or the same JSON value."""
+    if logged.strip() == stored.strip():
+        return True
+    value = parse_structured(logged)
+    return value is not None and value == parse_structured(stored)
 
 
 def _notes(notes: object) -> list[tuple[str, Text]]:

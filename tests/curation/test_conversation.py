@@ -201,3 +201,73 @@ def test_metadata_shows_strings_as_text_and_other_values_as_json() -> None:
     assert items["ambiguous"].text == "true"
     assert (items["tags"].text, items["tags"].is_json) == ('[\n  "a",\n  "b"\n]', True)
     assert items["n"].text == "3"
+
+
+def test_a_react_log_shows_its_tool_call_once_as_the_action() -> None:
+    log = (
+        "Thought: I should find the mails first.\n"
+        "Action: GmailSearchEmails\n"
+        'Action Input: {"keywords": ["invoice"], "limit": 5}\n'
+    )
+    (agent,) = conversation(
+        [
+            {
+                **turn(0, "agent", thought=log, action='{"keywords": ["invoice"], "limit": 5}'),
+                "tool": "GmailSearchEmails",
+            }
+        ]
+    )
+
+    assert agent.thought.text == "I should find the mails first."
+    assert agent.action.tool == "GmailSearchEmails"
+    assert json.loads(agent.action.text) == {"keywords": ["invoice"], "limit": 5}
+
+
+def test_a_logged_call_that_is_not_the_one_run_stays_in_the_thought() -> None:
+    log = 'Thought: delete it.\nAction: TerminalExecute\nAction Input: {"command": "rm -rf ~"}'
+    (agent,) = conversation(
+        [{**turn(0, "agent", thought=log, action='{"command": "ls"}'), "tool": "TerminalExecute"}]
+    )
+
+    assert agent.thought.text == log.removeprefix("Thought: ")
+
+
+def test_a_final_answer_shown_as_content_is_not_repeated_in_the_thought() -> None:
+    (agent,) = conversation(
+        [turn(0, "agent", thought="Thought: all done.\nFinal Answer: Paid.", content="Paid.")]
+    )
+
+    assert agent.thought.text == "all done."
+    assert agent.content.text == "Paid."
+
+
+def test_an_rjudge_thought_without_a_logged_call_is_kept_whole() -> None:
+    thought = "I should type the command: at 00:00 shutdown -s"
+    (agent,) = conversation([turn(0, "agent", thought=thought, action="at 00:00 shutdown -s")])
+
+    assert agent.thought.text == thought
+
+
+def test_a_json_output_shows_its_escaped_newlines_as_line_breaks() -> None:
+    output = json.dumps({"output": "John Smith\njohn@x.org\nJane Doe", "exit_code": 0})
+
+    shown = environment_text(output)
+
+    assert shown.is_json
+    assert "\\n" not in shown.text
+    assert shown.text == (
+        '{\n  "output": "John Smith\n    john@x.org\n    Jane Doe",\n  "exit_code": 0\n}'
+    )
+
+
+def test_an_escaped_backslash_before_an_n_stays_as_written() -> None:
+    shown = environment_text(json.dumps({"path": "C:\\new"}))
+
+    assert shown.text == '{\n  "path": "C:\\\\new"\n}'
+
+
+def test_a_text_output_with_escaped_newlines_shows_them_as_line_breaks() -> None:
+    assert environment_text("Output: line one\\nline two").text == "Output: line one\nline two"
+    assert environment_text('"a quoted\\nanswer"').text == "a quoted\nanswer"
+    # Real line breaks say the backslashes are the tool's own.
+    assert environment_text("dir C:\\new\nok").text == "dir C:\\new\nok"
