@@ -11,7 +11,7 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.http import HttpRequest
 
 from curation.models import ApiToken, ImportFormat, Project, Role
-from curation.search_text import search_terms_of
+from curation.search_text import search_reading, search_terms_of
 
 
 class ProjectForm(forms.ModelForm):
@@ -62,7 +62,7 @@ class RecordFilterForm(forms.Form):
         help_text=(
             "Finds records with every word, in any order, and other forms of it (deleting finds "
             'deleted); "quoted words" as a phrase; -word leaves out records with it. Punctuation '
-            "alone is ignored. A record's id finds it."
+            "only separates words. A record's id finds it."
         ),
     )
 
@@ -73,8 +73,16 @@ class RecordFilterForm(forms.Form):
             raise forms.ValidationError(
                 "Say what to look for too: -word only leaves out records among those found."
             )
-        # A query of punctuation asks for nothing: the list is not searched.
+        if query.strip() and not terms.required:
+            # Listing every record would answer as if nothing had been asked.
+            raise forms.ValidationError(
+                "This query holds no word to search for: punctuation alone finds nothing."
+            )
         return query if terms.required else ""
+
+    def search_reading(self) -> str:
+        """How the valid form's query was read, when it leaves words out (see search_reading)."""
+        return search_reading(self.cleaned_data.get("q", "")) if self.is_valid() else ""
 
 
 class ApiTokenForm(forms.Form):
