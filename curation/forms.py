@@ -15,9 +15,31 @@ from curation.search_text import search_reading, search_terms_of
 
 
 class ProjectForm(forms.ModelForm):
+    # Set by the page's script (static/js/project_new.js) while it fills the slug from the name,
+    # cleared once the user edits the slug: a slug the page made is made unique like an empty
+    # one, where a slug the user chose and another project has is refused.
+    slug_from_name = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
     class Meta:
         model = Project
         fields = ["name", "slug", "description", "license"]
+        help_texts = {
+            "slug": "The project's name in its addresses. Left empty, it is made from the name."
+        }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # project_create makes it from the name when it is left empty.
+        self.fields["slug"].required = False
+
+    def clean(self) -> dict[str, Any]:
+        # ModelForm.clean gives back cleaned_data, which the stubs allow a subclass to leave out.
+        super().clean()
+        data = self.cleaned_data
+        if data.pop("slug_from_name", False):
+            # Empty, so that the uniqueness check (after clean) skips it.
+            data["slug"] = ""
+        return data
 
 
 class MembershipForm(forms.Form):
