@@ -65,6 +65,12 @@ class InvitationForm(forms.Form):
     )
     role = forms.ChoiceField(choices=Role.choices)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Beside MembershipForm on the members page: ids of its own, so that its labels name
+        # its fields rather than the other form's.
+        kwargs.setdefault("auto_id", "id_invite_%s")
+        super().__init__(*args, **kwargs)
+
 
 class RecordFilterForm(forms.Form):
     """The record list's filters, shared by the page and the API. Every field is optional."""
