@@ -396,6 +396,10 @@ LOGGING: dict[str, Any] = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # A refused request (403, 404, any 4xx) in one line, without the traceback Django gives a
+    # PermissionDenied; a 500 keeps its traceback (config/request_logging.py).
+    "filters": {"refusals_in_one_line": {"()": "config.request_logging.RefusalsInOneLine"}},
+    "loggers": {"django.request": {"filters": ["refusals_in_one_line"]}},
 }
 
 # Where judges' calls go, and the variable their key is read from, are model connections that

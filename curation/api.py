@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -28,11 +29,13 @@ from curation.serializers import (
     ImportBatchDetailSerializer,
     ImportBatchListSerializer,
     ImportUploadSerializer,
+    ProjectCreateSerializer,
     ProjectSerializer,
     RecordChangesDecisionSerializer,
     RecordDetailSerializer,
 )
 from curation.services.imports import import_batch_create
+from curation.services.projects import project_create
 from curation.services.record_changes import record_changes_decide
 
 if TYPE_CHECKING:
@@ -60,7 +63,7 @@ class ProjectScoped(APIView):
         self.access = project_access(request.user, kwargs["slug"], self.allowed_roles)
 
 
-@extend_schema(tags=["projects"], summary="Your projects, with your roles in each")
+@extend_schema(tags=["projects"])
 class ProjectList(generics.ListAPIView):
     """The projects you are a member of (every project for site administrators)."""
 
@@ -69,6 +72,36 @@ class ProjectList(generics.ListAPIView):
     def get_queryset(self) -> QuerySet[Project]:
         user = api_user(self.request)
         return _with_own_roles(selectors.projects_for_user(user), user)
+
+    @extend_schema(summary="Your projects, with your roles in each")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Create a project, which you then manage (site administrators, and those they "
+        "allow)",
+        request=ProjectCreateSerializer,
+        responses={
+            201: ProjectSerializer,
+            400: OpenApiResponse(description="The request is invalid; the body says why."),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        user = api_user(request)
+        # As on the new-project page (curation.views.core.project_new).
+        if not user.has_perm("curation.add_project"):
+            raise PermissionDenied(
+                "Only site administrators, and those they allow, create projects."
+            )
+        body = ProjectCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        project = project_create(actor=user, **body.validated_data)
+        created = _with_own_roles(Project.objects.filter(pk=project.pk), user).get()
+        return Response(
+            ProjectSerializer(created).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": reverse("api:project_detail", args=[project.slug])},
+        )
 
 
 @extend_schema(tags=["projects"], summary="One project")

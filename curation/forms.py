@@ -11,13 +11,35 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.http import HttpRequest
 
 from curation.models import ApiToken, ImportFormat, Project, Role
-from curation.search_text import search_terms_of
+from curation.search_text import search_reading, search_terms_of
 
 
 class ProjectForm(forms.ModelForm):
+    # Set by the page's script (static/js/project_new.js) while it fills the slug from the name,
+    # cleared once the user edits the slug: a slug the page made is made unique like an empty
+    # one, where a slug the user chose and another project has is refused.
+    slug_from_name = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
     class Meta:
         model = Project
         fields = ["name", "slug", "description", "license"]
+        help_texts = {
+            "slug": "The project's name in its addresses. Left empty, it is made from the name."
+        }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # project_create makes it from the name when it is left empty.
+        self.fields["slug"].required = False
+
+    def clean(self) -> dict[str, Any]:
+        # ModelForm.clean gives back cleaned_data, which the stubs allow a subclass to leave out.
+        super().clean()
+        data = self.cleaned_data
+        if data.pop("slug_from_name", False):
+            # Empty, so that the uniqueness check (after clean) skips it.
+            data["slug"] = ""
+        return data
 
 
 class MembershipForm(forms.Form):
@@ -43,6 +65,12 @@ class InvitationForm(forms.Form):
     )
     role = forms.ChoiceField(choices=Role.choices)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Beside MembershipForm on the members page: ids of its own, so that its labels name
+        # its fields rather than the other form's.
+        kwargs.setdefault("auto_id", "id_invite_%s")
+        super().__init__(*args, **kwargs)
+
 
 class RecordFilterForm(forms.Form):
     """The record list's filters, shared by the page and the API. Every field is optional."""
@@ -62,7 +90,7 @@ class RecordFilterForm(forms.Form):
         help_text=(
             "Finds records with every word, in any order, and other forms of it (deleting finds "
             'deleted); "quoted words" as a phrase; -word leaves out records with it. Punctuation '
-            "alone is ignored. A record's id finds it."
+            "only separates words. A record's id finds it."
         ),
     )
 
@@ -73,8 +101,16 @@ class RecordFilterForm(forms.Form):
             raise forms.ValidationError(
                 "Say what to look for too: -word only leaves out records among those found."
             )
-        # A query of punctuation asks for nothing: the list is not searched.
+        if query.strip() and not terms.required:
+            # Listing every record would answer as if nothing had been asked.
+            raise forms.ValidationError(
+                "This query holds no word to search for: punctuation alone finds nothing."
+            )
         return query if terms.required else ""
+
+    def search_reading(self) -> str:
+        """How the valid form's query was read, when it leaves words out (see search_reading)."""
+        return search_reading(self.cleaned_data.get("q", "")) if self.is_valid() else ""
 
 
 class ApiTokenForm(forms.Form):

@@ -3,8 +3,9 @@
 A query is read as a search box reads it: every word is required, in any order; "quoted words"
 are a phrase; a word or phrase after a lone `-` must not be there. Nothing else is an operator:
 `OR`, `NEAR`, `*`, `:` or brackets are words or punctuation like any other. A token without a
-letter or a digit is ignored, so that punctuation alone asks for nothing, and punctuation
-within a word separates it (`shell-co.pdf` is the phrase "shell co pdf"). The database matches
+letter or a digit is ignored (a query of punctuation alone holds no word, which the record
+list's form refuses), and punctuation within a word separates it (`shell-co.pdf` is the phrase
+"shell co pdf"). The database matches
 each term by its own full-text search (see selectors._text_matches), words by their stems.
 """
 
@@ -53,6 +54,44 @@ def search_terms_of(query: str) -> SearchTerms:
         if term:
             (excluded if minus else required).append(term)
     return SearchTerms(required=tuple(required), excluded=tuple(excluded))
+
+
+def search_reading(query: str) -> str:
+    """How a query that leaves words out was read, for the list to say beside what it found;
+    "" for one that leaves nothing out.
+
+    A shell command's flags read as exclusions (`rm -rf` is "rm" without "rf"), which finds
+    fewer records than the command, quoted, does: the reading says so, and how to quote it.
+    """
+    terms = search_terms_of(query)
+    if not terms.excluded:
+        return ""
+    reading = f"Records with {_listed(terms.required, 'and')} and without "
+    reading += _listed(terms.excluded, "or")
+    # Words written with a `-` in front, as a flag is; `-"a phrase"` was meant to leave it out.
+    flags = [
+        match.group(0)
+        for match in TERM.finditer(query)
+        if match.group(1) and match.group(3) is not None and words_of(match.group(3)).strip()
+    ]
+    if not flags:
+        return f"{reading}."
+    # A query without quotes is found as written once it is one phrase; in one with quotes of
+    # its own, each flag is quoted alone.
+    to_write = [" ".join(query.split())] if '"' not in query else flags
+    it = "it" if len(to_write) == 1 else "them"
+    return (
+        f"{reading} (a word after a lone - is left out; write "
+        f"{_listed(to_write, 'and')} in quotes to find {it})."
+    )
+
+
+def _listed(terms: tuple[str, ...] | list[str], conjunction: str) -> str:
+    """`"a"`, `"a" and "b"`, `"a", "b" and "c"`."""
+    quoted = [f'"{term}"' for term in terms]
+    if len(quoted) == 1:
+        return quoted[0]
+    return f"{', '.join(quoted[:-1])} {conjunction} {quoted[-1]}"
 
 
 def words_of(text: str) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.validators import UniqueValidator
 
 from curation.choices import SafetyLabel
 from curation.models import (
@@ -61,6 +62,22 @@ class ProjectSerializer(serializers.ModelSerializer):
     def get_roles(self, project: WithAnnotations[Project, OwnMemberships]) -> list[str]:
         # Prefetched into `own_memberships` by the view: the requesting user's rows only.
         return sorted(membership.role for membership in project.own_memberships)
+
+
+class ProjectCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    slug = serializers.SlugField(
+        max_length=80,
+        required=False,
+        allow_blank=True,
+        validators=[UniqueValidator(queryset=Project.objects.all())],
+        help_text=(
+            "The project's name in its addresses. Left out or empty, it is made from the name, "
+            "with -2, -3 ... added when another project has it."
+        ),
+    )
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    license = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
 class TurnSerializer(serializers.Serializer):

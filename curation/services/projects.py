@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from django.db import transaction
+from django.utils.text import slugify
 
 from curation.models import Category, Membership, Project, RiskType, Role
 from curation.models.taxonomy import RJUDGE_CATEGORIES, RJUDGE_RISK_TYPES
@@ -18,12 +19,14 @@ def project_create(
     *,
     actor: User | None,
     name: str,
-    slug: str,
+    slug: str = "",
     description: str = "",
     license: str = "",
 ) -> Project:
     """Create a project seeded with R-Judge's categories and risk types (and, by the apps that
-    listen to project_created, with theirs); its creator manages it."""
+    listen to project_created, with theirs); its creator manages it. Without a slug, its slug
+    is made from its name."""
+    slug = slug or unique_project_slug(name)
     project = Project(name=name, slug=slug, description=description, license=license)
     project.full_clean()
     project.save()
@@ -45,6 +48,19 @@ def project_create(
         after={"name": name, "slug": slug},
     )
     return project
+
+
+def unique_project_slug(name: str) -> str:
+    """The name as a slug ("Agent Safety" is agent-safety), with -2, -3, ... added when another
+    project has it; "project" for a name without a letter or a digit to make one of."""
+    max_length = Project._meta.get_field("slug").max_length or 80
+    base = slugify(name)[:max_length].strip("-") or "project"
+    slug, number = base, 1
+    while Project.objects.filter(slug=slug).exists():
+        number += 1
+        suffix = f"-{number}"
+        slug = base[: max_length - len(suffix)].rstrip("-") + suffix
+    return slug
 
 
 @transaction.atomic

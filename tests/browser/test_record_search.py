@@ -33,7 +33,7 @@ def test_the_hint_shows_and_a_phrase_finds_only_its_records(
     expect(box).to_have_accessible_description(
         "Finds records with every word, in any order, and other forms of it (deleting finds "
         'deleted); "quoted words" as a phrase; -word leaves out records with it. Punctuation '
-        "alone is ignored. A record's id finds it."
+        "only separates words. A record's id finds it."
     )
     rows = page.locator("#record-results tbody tr")
     expect(rows).to_have_count(3)

@@ -26,7 +26,7 @@ def invite(cast: Cast, username: str = "newcomer", role: str = "reviewer"):
 
 def link_of(page: str) -> str:
     """The path of the link the members page shows once."""
-    url = page.split('<code class="token">')[1].split("</code>")[0]
+    url = page.split('<code class="token" id="invitation-link">')[1].split("</code>")[0]
     return url.removeprefix("http://testserver")
 
 

@@ -1,6 +1,6 @@
 """The record list's text search reads a query as a search box does: every word, "phrases",
 -words left out, words by their stems; punctuation and operators of other syntaxes are no
-operators here."""
+operators here, and a query of punctuation alone is refused."""
 
 from __future__ import annotations
 
@@ -161,21 +161,41 @@ def hostile(cast: Cast) -> Cast:
     return cast
 
 
-@pytest.mark.parametrize(("query", "expected"), HOSTILE)
+WORDLESS = [query for query, expected in HOSTILE if expected is None]
+WITH_WORDS = [(query, expected) for query, expected in HOSTILE if expected is not None]
+NO_WORD = "This query holds no word to search for: punctuation alone finds nothing."
+
+
+@pytest.mark.parametrize(("query", "expected"), WITH_WORDS)
 def test_syntax_of_other_search_languages_is_read_as_words(
-    hostile: Cast, query: str, expected: list[str] | None
+    hostile: Cast, query: str, expected: list[str]
 ) -> None:
-    """None: nothing to look for, so the list is not searched."""
     response = search(hostile, query)
 
     assert response.status_code == 200
-    assert [record["external_id"] for record in response.context["records"]] == (
-        EVERY_RECORD if expected is None else expected
-    )
+    assert [record["external_id"] for record in response.context["records"]] == expected
     assert "errorlist" not in response.content.decode()
 
 
-@pytest.mark.parametrize("query", [q for q, _ in HOSTILE])
+@pytest.mark.parametrize("query", [*WORDLESS, "--", '{"'])
+def test_a_query_of_punctuation_alone_lists_nothing_and_says_why(hostile: Cast, query: str) -> None:
+    response = search(hostile, query)
+    api = hostile.client_for("reviewer").get(
+        f"/api/projects/{hostile.project.slug}/records/", {"q": query}
+    )
+
+    assert response.status_code == 200
+    assert response.context["records"] == []
+    assert NO_WORD in response.content.decode()
+    assert api.status_code == 400
+    assert api.json()["q"] == [NO_WORD]
+
+
+def test_a_query_of_spaces_is_no_search(hostile: Cast) -> None:
+    assert found(hostile, "   ") == EVERY_RECORD
+
+
+@pytest.mark.parametrize("query", [query for query, _ in WITH_WORDS])
 def test_the_api_answers_hostile_queries_as_the_page_does(hostile: Cast, query: str) -> None:
     url = f"/api/projects/{hostile.project.slug}/records/"
     page = found(hostile, query)
@@ -216,4 +236,4 @@ def test_the_search_box_explains_its_syntax(hostile: Cast) -> None:
     assert 'aria-describedby="id_q_helptext"' in page
     assert '<p class="helptext search-hint" id="id_q_helptext">' in page
     assert "&quot;quoted words&quot; as a phrase; -word leaves out records with it" in page
-    assert "Punctuation alone is ignored" in page
+    assert "Punctuation only separates words" in page
