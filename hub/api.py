@@ -59,6 +59,7 @@ _HELP = {
     "consensus": "Only records of this human consensus by the project's rule; none: without.",
     "final": "Only records of this final label (a reviewer's, else the consensus); none: without.",
     "disputed": "yes: only records with an open disagreement; no: only those without.",
+    "annotator": "Only records this person labelled (their username).",
     "run": "A run's id: its verdicts are among each record's `verdicts`, and `verdict` "
     "filters by them.",
     "verdict": "Only records that the run `run` judged so; `score:0` to `score:3`: that it "

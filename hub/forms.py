@@ -38,6 +38,8 @@ class RecordListForm(RecordFilterForm):
         required=False,
         choices=[*ANY, ("yes", "Open disagreement"), ("no", "No open disagreement")],
     )
+    # A username: the records this person labelled (the page offers the project's annotators).
+    annotator = forms.CharField(required=False, max_length=150, label="Labelled by")
     run = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label="Judge run")
     verdict = forms.ChoiceField(
         required=False,
@@ -74,7 +76,14 @@ class RecordListForm(RecordFilterForm):
         choices=[(str(n), str(n)) for n in (25, 50, 100, 200)],
     )
 
-    def __init__(self, data: QueryDict, *, runs: list[tuple[int, str]], **kwargs: Any) -> None:
+    def __init__(
+        self,
+        data: QueryDict,
+        *,
+        runs: list[tuple[int, str]],
+        annotators: list[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
         if "per_page" not in data:
             # Shown as chosen, rather than the first size offered.
             data = data.copy()
@@ -83,6 +92,13 @@ class RecordListForm(RecordFilterForm):
         # The field declared above; a form's fields are typed as any field.
         run = cast(forms.TypedChoiceField, self.fields["run"])
         run.choices = [("", "Any"), *runs]
+        if annotators is not None:
+            # A username from a link stays chosen though its owner left the project.
+            chosen = data.get("annotator", "")
+            names = [*annotators, *([chosen] if chosen and chosen not in annotators else [])]
+            self.fields["annotator"].widget = forms.Select(
+                choices=[("", "Anyone"), *((name, name) for name in names)]
+            )
 
     @classmethod
     def of_project(cls, project: Project, data: QueryDict) -> RecordListForm:

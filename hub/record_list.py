@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+from django.contrib.auth.models import User
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.db.models.lookups import GreaterThanOrEqual, LessThan
 
 from annotation.consensus import CODE_LABELS, consensus_codes, consensus_condition
+from annotation.models import Annotation
 from curation.errors import DomainError
-from curation.models import Project, Record
+from curation.models import Project, Record, Role
 from curation.record_table import list_rows
 from curation.selectors import SEARCH_MATCH_LIMIT, record_search
 from judging.models import Verdict
@@ -39,7 +41,7 @@ COUNT_COLUMNS = ("annotation_count", "extra_labels", "safe_votes", "unsafe_votes
 # match" is computed from.
 FILTERS = (
     *("category", "scenario", "gold_label", "attack_type", "agent", "q"),
-    *("labels", "consensus", "final", "disputed", "run", "verdict"),
+    *("labels", "consensus", "final", "disputed", "annotator", "run", "verdict"),
 )
 SORTS: dict[str, tuple[str, ...]] = {
     "": ("id",),
@@ -54,6 +56,12 @@ SORTS: dict[str, tuple[str, ...]] = {
 def run_choices(project: Project) -> list[tuple[int, str]]:
     """The project's runs, newest first, as (id, name), for the run filter."""
     return list(project.judge_runs.order_by("-created_at", "-id").values_list("id", "name"))
+
+
+def annotator_names(project: Project) -> list[str]:
+    """The usernames of the project's annotators, for the "labelled by" filter."""
+    members = project.memberships.filter(role=Role.ANNOTATOR)
+    return sorted(set(members.values_list("user__username", flat=True)))
 
 
 def shown_runs(runs: list[tuple[int, str]], chosen: int | None) -> list[tuple[int, str]]:
@@ -104,6 +112,14 @@ def _conditions(
         # (about a third faster over 100,000 records, docs/benchmarks.md).
         disputed = Exists(_open_disagreements(project).filter(record_id=OuterRef("pk")))
         conditions.append(disputed if filters["disputed"] == "yes" else ~disputed)
+    if filters["annotator"]:
+        # By id, looked up first: each record's test is then one probe of the label's unique
+        # (record, annotator) index, with no join to the users.
+        annotator_id = (
+            User.objects.filter(username=filters["annotator"]).values_list("id", flat=True).first()
+        )
+        labelled = Annotation.objects.filter(record_id=OuterRef("pk"), annotator_id=annotator_id)
+        conditions.append(Exists(labelled) if annotator_id is not None else Q(pk__in=[]))
     if filters["run"] and filters["verdict"]:
         conditions.append(_verdict_condition(filters["run"], filters["verdict"]))
     return conditions

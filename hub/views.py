@@ -28,6 +28,7 @@ from hub.exports import FORMATS, export_response
 from hub.forms import RecordBulkForm, RecordListForm
 from hub.project_status import project_status
 from hub.record_list import (
+    annotator_names,
     listed_records,
     matching_count,
     matching_record_ids,
@@ -46,7 +47,9 @@ from hub.services import BulkAction, BulkOutcome, records_bulk_apply
 def record_list(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
     project = access.project
     runs = run_choices(project)
-    form = filter_form(RecordListForm, project, request.GET, runs=runs)
+    form = filter_form(
+        RecordListForm, project, request.GET, runs=runs, annotators=annotator_names(project)
+    )
     ids = listed_records(project, form.cleaned_data) if form.is_valid() else project.records.none()
     searching = bool(form.cleaned_data.get("q"))
     paginator = RecordPaginator(

@@ -153,3 +153,26 @@ def test_the_pager_keeps_the_filters_in_its_links(cast: Cast) -> None:
     assert '<option value="none" selected>' in body
     assert '<option value="-id" selected>' in body
     assert '<option value="25" selected>' in body
+
+
+def test_the_labelled_by_filter_lists_the_records_a_person_labelled(cast: Cast) -> None:
+    project, records = mixed_votes(cast, ConsensusRule.MAJORITY)
+    person = records[2].annotations.order_by("id").first().annotator
+    theirs = set(project.annotations.filter(annotator=person).values_list("record_id", flat=True))
+    page = cast.client_for("reviewer").get(
+        reverse("hub:record_list", args=[project.slug]), {"annotator": person.username}
+    )
+
+    found = {row["id"] for row in listed(cast, project, annotator=person.username)}
+    nobody = listed(cast, project, annotator="nobody-by-this-name")
+    api = cast.client_for("reviewer").get(
+        reverse("hub_api:record_list", args=[project.slug]), {"annotator": person.username}
+    )
+
+    assert found == theirs and 0 < len(found) < len(records)
+    assert nobody == []
+    assert {row["id"] for row in api.json()["results"]} == theirs
+    # The page offers the project's annotators by name, the chosen one selected.
+    assert f'<option value="{person.username}" selected>{person.username}</option>' in (
+        page.content.decode()
+    )
