@@ -104,14 +104,15 @@ def _breakdowns(report: judge_quality.QualityReport) -> list[dict[str, object]]:
 
 
 def _confusions(report: judge_quality.QualityReport) -> list[charts.Heatmap]:
+    reference = judge_quality.Reference(report.reference).label
     return [
         charts.heatmap(
             f"{run.run.name}: confusion matrix",
             ["Safe", "Unsafe"],
             ["Safe", "Unsafe", "Invalid"],
             run.overall.confusion.tolist(),
-            row_title="Reference",
-            column_title="Judge",
+            row_title=f"Reference: {reference}",
+            column_title=f"Answer of {run.run.name}",
         )
         for run in report.runs
     ]

@@ -140,6 +140,7 @@ def test_the_page_compares_the_chosen_runs(cast: Cast, records, run) -> None:
     assert response.status_code == 200
     assert "judge A: confusion matrix" in page
     assert "judge B: confusion matrix" in page
+    assert "Rows: Reference: The source&#x27;s gold labels. Columns: Answer of judge B." in page
     assert "0.333" in page
     assert "F1 by attack type (95% interval)" in page
 
