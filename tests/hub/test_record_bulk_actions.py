@@ -43,7 +43,10 @@ def test_a_manager_starts_a_judge_run_on_the_chosen_records(cast: Cast) -> None:
     run = JudgeRun.objects.get(project=cast.project)
     assert run.record_ids == [records[1].pk, records[2].pk]
     assert run.judge == judge and run.created_by == cast.manager
-    assert "started on 2 records" in response.content.decode()
+    page = reverse("judging:run_detail", args=[cast.project.slug, run.pk])
+    assert f'Run <a href="{page}">“{run.name}”</a> started on 2 records.' in (
+        response.content.decode()
+    )
     assert response.redirect_chain[-1][0].endswith("?consensus=none")
     assert AuditEvent.objects.filter(action="judging.run.requested", actor=cast.manager).exists()
 
