@@ -51,6 +51,23 @@ def test_a_manager_starts_a_judge_run_on_the_chosen_records(cast: Cast) -> None:
     assert AuditEvent.objects.filter(action="judging.run.requested", actor=cast.manager).exists()
 
 
+def test_the_announcement_links_the_run_and_escapes_its_name(cast: Cast) -> None:
+    records = make_records(cast.project, 2)
+    judge = cast.project.judges.create(
+        name="<img src=x onerror=alert(1)>",
+        protocol="rjudge",
+        connection=make_connection("http://127.0.0.1:9/v1", model_names="m"),
+        model="m",
+    )
+
+    page = bulk(cast, "manager", "judge", records, judge=judge.pk).content.decode()
+
+    run = JudgeRun.objects.get(project=cast.project)
+    assert f'<a href="{reverse("judging:run_detail", args=[cast.project.slug, run.pk])}">' in page
+    assert "<img src=x" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
 def test_sent_records_wait_in_the_adjudication_queue_until_settled(cast: Cast) -> None:
     records = make_records(cast.project, 3)
 
