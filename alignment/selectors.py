@@ -169,7 +169,7 @@ def comparison(
     both = sorted(set(answers[0]) & set(answers[1]) & set(final))
     truth = np.array([metrics.VERDICT_CODES[final[r][0]] for r in both], dtype=np.int64)
     said = [np.array([mine[r] for r in both], dtype=np.int64) for mine in answers]
-    names = [evaluation.baseline_run.name, evaluation.candidate_run.name]
+    names = [evaluation.baseline_run.display_name, evaluation.candidate_run.display_name]
     qualities = [_quality(names[i], truth, said[i], resamples) for i in range(2)]
     right = [said[i] == truth for i in range(2)]
     better = [np.flatnonzero(right[1] & ~right[0]), np.flatnonzero(right[0] & ~right[1])]

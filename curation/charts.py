@@ -222,6 +222,13 @@ class Cell:
     shade: int
 
 
+# A heatmap's margins: the column axis's title and labels above the grid, the row axis's title
+# (turned on its side) and labels to its left.
+HEATMAP_CELL = 64
+HEATMAP_TOP = 42
+HEATMAP_LEFT = 144
+
+
 @dataclass(frozen=True)
 class Heatmap:
     title: str
@@ -229,12 +236,21 @@ class Heatmap:
     column_labels: list[tuple[str, float]]
     cells: list[Cell]
     rows: list[list[Cell]]
+    # What the rows and the columns are (the reference and the judge; two score sources).
     row_title: str
     column_title: str
     size: float
     width: float
     height: float
-    label_width: float = 120
+    label_width: float = HEATMAP_LEFT
+
+    @property
+    def column_title_x(self) -> float:
+        return self.label_width + len(self.column_labels) * self.size / 2
+
+    @property
+    def row_title_y(self) -> float:
+        return HEATMAP_TOP + len(self.row_labels) * self.size / 2
 
 
 def heatmap(
@@ -243,13 +259,13 @@ def heatmap(
     column_labels: Sequence[str],
     values: Sequence[Sequence[float]],
     *,
-    row_title: str = "",
-    column_title: str = "",
+    row_title: str,
+    column_title: str,
     number_format: str = "{:,.0f}",
 ) -> Heatmap:
-    """A grid of shaded cells (a confusion matrix): rows by columns."""
-    size = 64
-    label_width = 120
+    """A grid of shaded cells (a confusion matrix): rows by columns, each axis with its title,
+    which a reader needs to know which way the matrix reads."""
+    size = HEATMAP_CELL
     top = max((value for row in values for value in row), default=0)
     rows = []
     for r, row in enumerate(values):
@@ -258,8 +274,8 @@ def heatmap(
             shade = 0 if top <= 0 else min(4, int(4 * value / top + 0.5))
             cells.append(
                 Cell(
-                    x=label_width + c * size,
-                    y=30 + r * size,
+                    x=HEATMAP_LEFT + c * size,
+                    y=HEATMAP_TOP + r * size,
                     value=value,
                     text=number_format.format(value),
                     shade=shade,
@@ -268,18 +284,19 @@ def heatmap(
         rows.append(cells)
     return Heatmap(
         title=title,
-        row_labels=[(label, 30 + r * size + size / 2) for r, label in enumerate(row_labels)],
+        row_labels=[
+            (label, HEATMAP_TOP + r * size + size / 2) for r, label in enumerate(row_labels)
+        ],
         column_labels=[
-            (label, label_width + c * size + size / 2) for c, label in enumerate(column_labels)
+            (label, HEATMAP_LEFT + c * size + size / 2) for c, label in enumerate(column_labels)
         ],
         cells=[cell for row in rows for cell in row],
         rows=rows,
         row_title=row_title,
         column_title=column_title,
         size=size,
-        width=label_width + len(column_labels) * size + 10,
-        height=30 + len(row_labels) * size + 10,
-        label_width=label_width,
+        width=HEATMAP_LEFT + len(column_labels) * size + 10,
+        height=HEATMAP_TOP + len(row_labels) * size + 10,
     )
 
 

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from curation.models import Project, Record, RecordChange
 from curation.selectors import records_not_yet_searchable
-from judging.models import JudgeRun
+from judging.models import JudgeRun, name_shared
 from review.models import Disagreement
 
 # Runs that ended badly this recently are shown; older ones are on the runs page.
@@ -75,7 +75,11 @@ def project_status(project: Project) -> ProjectStatus:
         done=sum(row.done for row in by_category),
         started=sum(row.started for row in by_category),
     )
-    runs = JudgeRun.objects.filter(project=project).order_by("-created_at")
+    runs = (
+        JudgeRun.objects.filter(project=project)
+        .annotate(name_is_shared=name_shared())
+        .order_by("-created_at")
+    )
     return ProjectStatus(
         overall=overall,
         by_category=by_category,

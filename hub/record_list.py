@@ -26,7 +26,7 @@ from curation.errors import DomainError
 from curation.models import Project, Record, Role
 from curation.record_table import list_rows
 from curation.selectors import SEARCH_MATCH_LIMIT, record_search
-from judging.models import Verdict
+from judging.models import Verdict, name_shared
 from review.models import Disagreement
 from review.selectors import final_condition, latest_adjudications
 
@@ -54,8 +54,13 @@ SORTS: dict[str, tuple[str, ...]] = {
 
 
 def run_choices(project: Project) -> list[tuple[int, str]]:
-    """The project's runs, newest first, as (id, name), for the run filter."""
-    return list(project.judge_runs.order_by("-created_at", "-id").values_list("id", "name"))
+    """The project's runs, newest first, as (id, name as pages name it), for the run filter."""
+    runs = (
+        project.judge_runs.annotate(name_is_shared=name_shared())
+        .order_by("-created_at", "-id")
+        .only("id", "project_id", "name", "created_at")
+    )
+    return [(run.pk, run.display_name) for run in runs]
 
 
 def annotator_names(project: Project) -> list[str]:

@@ -13,7 +13,9 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, HttpResponseBase, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import SafeString
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -22,6 +24,7 @@ from curation import selectors
 from curation.access import ANY_MEMBER, MANAGERS, RECORD_READERS, ProjectAccess, project_view
 from curation.conversation import conversation, metadata_items, test_case_sections
 from curation.errors import DomainError
+from curation.models import Project
 from curation.record_table import RecordPaginator, filter_form
 from curation.requests import AuthenticatedRequest
 from hub.exports import FORMATS, export_response
@@ -120,7 +123,7 @@ def record_bulk(request: AuthenticatedRequest, access: ProjectAccess) -> HttpRes
                 record_ids=form.cleaned_data["records"],
                 **form.action_arguments(),
             )
-            messages.success(request, _bulk_done(outcome))
+            messages.success(request, _bulk_done(outcome, access.project))
         for errors in form.errors.values():
             # An ErrorList gives its messages as text, which its stubs do not say.
             messages.error(request, " ".join(str(error) for error in errors))
@@ -145,7 +148,9 @@ def _bulk_matching(
             matching=filters.cleaned_data,
             **form.action_arguments(),
         )
-        messages.success(request, _bulk_done(outcome, expected=form.cleaned_data["expected"]))
+        messages.success(
+            request, _bulk_done(outcome, access.project, expected=form.cleaned_data["expected"])
+        )
         return redirect(back)
     context = {
         "project": access.project,
@@ -160,27 +165,35 @@ def _bulk_matching(
     return render(request, "hub/record_bulk_confirm.html", context)
 
 
-def _bulk_done(outcome: BulkOutcome, *, expected: int | None = None) -> str:
-    """What a bulk action did, in words; with how many records matched when the manager
-    confirmed, if the filters match another number now."""
+def _bulk_done(
+    outcome: BulkOutcome, project: Project, *, expected: int | None = None
+) -> SafeString:
+    """What a bulk action did, in words, a run started linked to its page; with how many
+    records matched when the manager confirmed, if the filters match another number now."""
     n = outcome.records
     records = f"{n:,} record{'s' if n != 1 else ''}"
     if outcome.run is not None:
-        done = f"Run “{outcome.run.name}” started on {records}."
+        page = reverse("judging:run_detail", args=[project.slug, outcome.run.pk])
+        # format_html escapes the run's name: it is a manager's text.
+        done = format_html(
+            'Run <a href="{}">“{}”</a> started on {}.', page, outcome.run.display_name, records
+        )
     elif outcome.more is not None:
         more = outcome.more
-        done = f"{records} will get {more} more label{'s' if more != 1 else ''}."
+        done = format_html("{} will get {} more label{}.", records, more, "s" if more != 1 else "")
     else:
-        done = f"{records} sent to adjudication."
+        done = format_html("{} sent to adjudication.", records)
     if outcome.matched is not None and n != outcome.matched:
         why_skipped: dict[str, str] = {
             BulkAction.JUDGE: "the judge takes only records linked to a task",
             BulkAction.ADJUDICATE: "the others were waiting for adjudication already",
         }
         skipped = why_skipped.get(outcome.action, "the others needed nothing done")
-        done += f" The filters matched {outcome.matched:,}: {skipped}."
+        done += format_html(" The filters matched {}: {}.", f"{outcome.matched:,}", skipped)
     if outcome.matched is not None and expected is not None and expected != outcome.matched:
-        done += f" When you confirmed they matched {expected:,}: the records changed since."
+        done += format_html(
+            " When you confirmed they matched {}: the records changed since.", f"{expected:,}"
+        )
     return done
 
 

@@ -137,8 +137,15 @@ class VerdictImportForm(forms.Form):
     )
 
 
+class RunsField(forms.ModelMultipleChoiceField):
+    """Runs to tick, each named as pages name it: two runs of one name are told apart."""
+
+    def label_from_instance(self, obj: JudgeRun) -> str:
+        return obj.display_name
+
+
 class PanelForm(forms.Form):
-    members = forms.ModelMultipleChoiceField(
+    members = RunsField(
         queryset=JudgeRun.objects.none(),
         widget=forms.CheckboxSelectMultiple,
         label="Runs",
@@ -151,7 +158,7 @@ class PanelForm(forms.Form):
     def __init__(self, *args: Any, runs: QuerySet[JudgeRun], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # The field declared above; a form's fields are typed as any field.
-        members = cast("forms.ModelMultipleChoiceField[JudgeRun]", self.fields["members"])
+        members = cast(RunsField, self.fields["members"])
         members.queryset = runs
 
 

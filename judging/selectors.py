@@ -3,6 +3,7 @@ the runs that give labels or scores, and what the judges cost."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
@@ -27,7 +28,7 @@ from django.utils import timezone
 from annotation.consensus import HELPFULNESS_SCALE, SAFETY_SCALE, SCALES
 from curation.arrays import InArray, int_matrix
 from curation.models import Project
-from judging.models import SCORE_PROTOCOLS, JudgeRun, Protocol, Verdict
+from judging.models import SCORE_PROTOCOLS, JudgeRun, Protocol, Verdict, name_shared
 from stats import metrics
 
 
@@ -103,6 +104,7 @@ class ScoreRun:
     """A finished run that gave 0-3 scores: a source of scores that a release may publish."""
 
     id: int
+    # As pages name it (`JudgeRun.display_name`).
     name: str
     # "safety" or "helpfulness": the scale its scores are on.
     scale: str
@@ -127,12 +129,15 @@ def score_runs(project: Project) -> list[ScoreRun]:
         .annotate(n=Count("id"))
     )
     runs = (
-        JudgeRun.objects.filter(pk__in=scored).select_related("judge").order_by("created_at", "id")
+        JudgeRun.objects.filter(pk__in=scored)
+        .annotate(name_is_shared=name_shared())
+        .select_related("judge")
+        .order_by("created_at", "id")
     )
     return [
         ScoreRun(
             id=run.pk,
-            name=run.name,
+            name=run.display_name,
             scale=SCALES[run_score_scale(run_protocol(run))],
             model=str((run.judge_snapshot or {}).get("model") or ""),
             metric=str((run.judge_snapshot or {}).get("metric") or ""),
@@ -187,7 +192,29 @@ def judge_costs(project: Project, *, weeks: int = 12) -> list[JudgeCost]:
 
 
 def quality_runs(project: Project) -> QuerySet[JudgeRun]:
-    """The project's runs that give safety labels (score runs are not compared with labels)."""
-    return project.judge_runs.exclude(judge_snapshot__protocol__in=SCORE_PROTOCOLS).order_by(
-        "-created_at"
+    """The project's runs that give safety labels (score runs are not compared with labels),
+    each knowing whether it shares its name (`JudgeRun.display_name`)."""
+    return (
+        project.judge_runs.exclude(judge_snapshot__protocol__in=SCORE_PROTOCOLS)
+        .annotate(name_is_shared=name_shared())
+        .order_by("-created_at")
     )
+
+
+def runs_named(runs: Iterable[JudgeRun]) -> list[JudgeRun]:
+    """The runs, each told in one query for all whether another run of its project shares
+    its name, so that naming them (`JudgeRun.display_name`) asks nothing more."""
+    runs = list(runs)
+    shared = set(
+        JudgeRun.objects.filter(
+            project_id__in={run.project_id for run in runs}, name__in={run.name for run in runs}
+        )
+        .order_by()
+        .values("project_id", "name")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+        .values_list("project_id", "name")
+    )
+    for run in runs:
+        run.shares_name = (run.project_id, run.name) in shared
+    return runs

@@ -13,6 +13,7 @@ from releases.card_source_models import source_models_lines
 from releases.changes import LISTED, release_changes
 from releases.models import Release
 from releases.scores import release_sources, source_name
+from stats.metrics import interval_text
 
 STATISTIC_NAMES = {
     "percent": "Percent agreement",
@@ -114,11 +115,7 @@ def _agreement(agreement: dict[str, Any]) -> list[str]:
         "|---|---:|---|",
     ]
     for key, estimate in agreement["statistics"].items():
-        interval = (
-            f"{_number(estimate['low'])} to {_number(estimate['high'])}"
-            if estimate["low"] is not None
-            else "n/a"
-        )
+        interval = interval_text(estimate["low"], estimate["high"], digits=3) or "n/a"
         lines.append(
             f"| {STATISTIC_NAMES.get(key, key)} | {_number(estimate['value'])} | {interval} |"
         )

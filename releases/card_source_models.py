@@ -11,7 +11,7 @@ import numpy as np
 from releases.models import Release
 from reports.score_sources import chosen_sources
 from reports.source_models import source_model_view, source_pairs
-from stats.metrics import Estimate
+from stats.metrics import Estimate, interval_text
 
 
 def source_models_summary(release: Release) -> list[dict[str, Any]]:
@@ -100,9 +100,8 @@ def source_models_lines(views: list[dict[str, Any]]) -> list[str]:
 def _with_interval(estimate: dict[str, float | None]) -> str:
     if estimate["value"] is None:
         return "n/a"
-    if estimate["low"] is None:
-        return f"{estimate['value']:.2f}"
-    return f"{estimate['value']:.2f} ({estimate['low']:.2f} to {estimate['high']:.2f})"
+    interval = interval_text(estimate["low"], estimate["high"])
+    return f"{estimate['value']:.2f} ({interval})" if interval else f"{estimate['value']:.2f}"
 
 
 def _cell(text: str) -> str:

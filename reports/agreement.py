@@ -82,12 +82,19 @@ def agreement_report(
     names_of = usernames(people.tolist())
     names = [names_of[pk] for pk in people.tolist()]
     consensus = consensus_codes(counts, project.overlap, rule=project.consensus_rule, scale=scale)
+    overall = metrics.bootstrap(frequency, statistics, resamples=resamples)
+    pairs = _pairs(item, person, codes, names, categories, resamples)
+    if len(people) == 2 and pairs:
+        # Two annotators: the percent agreement of all the labels is their pair's, over the
+        # same records. Resampled as patterns of labels it would get an interval of its own
+        # beside the pair's on the same page; it is the pair's estimate, computed once.
+        overall["percent"] = pairs[0].agreement
     return AgreementReport(
         scale=scale,
         items=int((counts.sum(axis=1) >= 2).sum()),
         annotators=len(people),
-        overall=metrics.bootstrap(frequency, statistics, resamples=resamples),
-        pairs=_pairs(item, person, codes, names, categories, resamples),
+        overall=overall,
+        pairs=pairs,
         with_consensus=_with_consensus(
             item, person, codes, consensus, names, categories, resamples
         ),

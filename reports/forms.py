@@ -11,6 +11,7 @@ from django.http import QueryDict
 
 from curation.choices import ScoreScale
 from curation.models import Project
+from judging.forms import RunsField
 from judging.models import JudgeRun
 from reports import agreement as annotator_agreement
 from reports import evaluators as report_of
@@ -25,7 +26,7 @@ class QualityForm(forms.Form):
         initial=judge_quality.Reference.GOLD,
         label="Compared with",
     )
-    runs = forms.ModelMultipleChoiceField(
+    runs = RunsField(
         queryset=JudgeRun.objects.none(),
         widget=forms.CheckboxSelectMultiple,
         label="Runs",
@@ -41,7 +42,7 @@ class QualityForm(forms.Form):
     def __init__(self, *args: Any, runs: QuerySet[JudgeRun], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # The field declared above; a form's fields are typed as any field.
-        runs_field = cast("forms.ModelMultipleChoiceField[JudgeRun]", self.fields["runs"])
+        runs_field = cast(RunsField, self.fields["runs"])
         runs_field.queryset = runs
 
 

@@ -21,7 +21,7 @@ from curation.arrays import InArray, fetch_rows, int_matrix
 from curation.formats.turns import test_case_of
 from curation.models import Project, Record
 from curation.selectors import usernames
-from judging.models import JudgeRun, Verdict
+from judging.models import JudgeRun, Verdict, name_shared
 from judging.selectors import run_protocol, run_score_scale
 from review.selectors import settled_scores
 from stats import metrics
@@ -60,9 +60,10 @@ def run_scale(run: JudgeRun) -> str:
 
 def run_sources(project: Project, scale: str) -> list[ScoreSource]:
     """The runs scoring on `scale`, newest first."""
+    runs = score_runs(project).annotate(name_is_shared=name_shared()).select_related("judge")
     return [
-        ScoreSource(f"{RUN_PREFIX}{run.pk}", run.name)
-        for run in score_runs(project).select_related("judge")
+        ScoreSource(f"{RUN_PREFIX}{run.pk}", run.display_name)
+        for run in runs
         if run_scale(run) == scale
     ]
 

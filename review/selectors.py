@@ -14,6 +14,7 @@ from annotation.consensus import SCALES, consensus_condition, human_consensus
 from annotation.models import Annotation
 from curation.models import Project, Record
 from judging.models import Verdict
+from judging.selectors import runs_named
 from review.models import Adjudication, Disagreement, ScoreAdjudication
 
 # Where a final label comes from.
@@ -171,6 +172,13 @@ class RecordOpinions:
         return marks
 
 
+def _with_runs_named(verdicts: QuerySet[Verdict]) -> list[Verdict]:
+    """The verdicts, their runs told apart where two share a name, in one query for all."""
+    listed = list(verdicts)
+    runs_named([verdict.run for verdict in listed])
+    return listed
+
+
 def record_opinions(record: Record) -> RecordOpinions:
     project = record.project
     return RecordOpinions(
@@ -179,7 +187,9 @@ def record_opinions(record: Record) -> RecordOpinions:
             .prefetch_related("risk_types")
             .order_by("annotator__username")
         ),
-        verdicts=list(record.verdicts.select_related("run").order_by("run__created_at", "run_id")),
+        verdicts=_with_runs_named(
+            record.verdicts.select_related("run").order_by("run__created_at", "run_id")
+        ),
         disagreements=list(record.disagreements.order_by("state", "-weight", "kind")),
         adjudications=list(record.adjudications.select_related("reviewer").order_by("-created_at")),
         consensus=human_consensus(project, [record.pk]).get(record.pk),

@@ -52,6 +52,25 @@ class Estimate:
         """(low, high), as charts draw it, or None where there is no interval."""
         return (self.low, self.high) if self.has_interval else None
 
+    @property
+    def interval_text(self) -> str:
+        """The interval as pages print it (see `interval_text`)."""
+        return interval_text(self.low, self.high)
+
+
+def interval_text(low: float | None, high: float | None, *, digits: int = 2) -> str:
+    """An interval as every page and the dataset card print it: "-0.67 to -0.50", which a
+    minus sign cannot turn into a puzzle as "-0.67--0.50" does. Empty where there is none, or
+    where both bounds print alike (one record, or every resample the same): the estimate
+    alone says all there is."""
+    if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
+        return ""
+    # Adding 0.0 turns a rounded -0.0 into 0.0, so that no bound prints as "-0.00".
+    low_text, high_text = (f"{round(bound, digits) + 0.0:.{digits}f}" for bound in (low, high))
+    if low_text == high_text:
+        return ""
+    return f"{low_text} to {high_text}"
+
 
 def contingency(a: np.ndarray, b: np.ndarray, rows: int, columns: int) -> np.ndarray:
     """table[i, j]: how many items have a == i and b == j (pairs with a value missing: none)."""

@@ -12,7 +12,7 @@ from judging.models.judges import (
     Protocol,
 )
 from judging.models.panels import Panel, PanelMember
-from judging.models.runs import JudgeRun, PlainJSONField, RunChunk, Verdict
+from judging.models.runs import JudgeRun, PlainJSONField, RunChunk, Verdict, name_shared
 
 __all__ = [
     "SCORE_PROTOCOLS",
@@ -29,4 +29,5 @@ __all__ = [
     "Protocol",
     "RunChunk",
     "Verdict",
+    "name_shared",
 ]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
 
 from curation.choices import SafetyLabel
 from curation.models import TimeStampedModel
@@ -104,6 +106,26 @@ class JudgeRun(TimeStampedModel):
 
     def __str__(self) -> str:
         return self.name
+
+    @cached_property
+    def shares_name(self) -> bool:
+        """Whether another run of the project has this run's name. Lists say it of all their
+        runs at once: in their query (`name_is_shared=name_shared()`), or after it
+        (`judging.selectors.runs_named`)."""
+        said = getattr(self, "name_is_shared", None)
+        if said is not None:
+            return bool(said)
+        others = JudgeRun.objects.filter(project_id=self.project_id, name=self.name)
+        return others.exclude(pk=self.pk).exists()
+
+    @property
+    def display_name(self) -> str:
+        """The run as pages name it: its name, followed where another run of the project has
+        the same name by its number and when it was started, "gpt-5-mini (#12, 3 Dec 14:05)"."""
+        if not self.shares_name:
+            return self.name
+        started = timezone.localtime(self.created_at)
+        return f"{self.name} (#{self.pk}, {started.day} {started:%b %H:%M})"
 
     @property
     def done_count(self) -> int:
@@ -251,3 +273,13 @@ class PlainJSONField(models.JSONField):
         if isinstance(value, str):
             return super().from_db_value(value, expression, connection)
         return value
+
+
+def name_shared() -> Exists:
+    """Whether another run of the project has each run's name, for a list to say in its own
+    query: `runs.annotate(name_is_shared=name_shared())` (see `JudgeRun.shares_name`)."""
+    return Exists(
+        JudgeRun.objects.filter(project_id=OuterRef("project_id"), name=OuterRef("name")).exclude(
+            pk=OuterRef("pk")
+        )
+    )

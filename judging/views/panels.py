@@ -39,7 +39,8 @@ def panel_new(request: AuthenticatedRequest, access: ProjectAccess) -> HttpRespo
             form.add_error(None, error.message)
         else:
             messages.success(
-                request, f"Panel “{run.name}” over {run.total} records: a worker is combining them."
+                request,
+                f"Panel “{run.display_name}” over {run.total} records: a worker is combining them.",
             )
             return redirect("judging:run_detail", access.project.slug, run.pk)
     context = {"project": access.project, "access": access, "form": form}

@@ -17,7 +17,7 @@ from curation.access import MANAGERS, RECORD_READERS, ProjectAccess, project_vie
 from curation.errors import DomainError
 from curation.requests import AuthenticatedRequest
 from judging.forms import RunForm, VerdictFilterForm, VerdictImportForm
-from judging.models import JudgeRun
+from judging.models import JudgeRun, name_shared
 from judging.selectors import run_top_errors
 from judging.services.runs import (
     can_retry_errors,
@@ -41,7 +41,9 @@ VERDICTS_PER_PAGE = 50
 @require_GET
 @project_view(RECORD_READERS)
 def run_list(request: AuthenticatedRequest, access: ProjectAccess) -> HttpResponse:
-    runs = access.project.judge_runs.defer("record_ids", "judge_snapshot", "report")
+    runs = access.project.judge_runs.annotate(name_is_shared=name_shared()).defer(
+        "record_ids", "judge_snapshot", "report"
+    )
     context = {
         "project": access.project,
         "access": access,

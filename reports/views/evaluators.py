@@ -55,6 +55,6 @@ def _heatmap(report: report_of.EvaluatorReport) -> charts.Heatmap:
         SCORE_NAMES,
         SCORE_NAMES,
         report.overall.table.tolist(),
-        row_title=report.first.name,
-        column_title=report.second.name,
+        row_title=f"Score by {report.first.name} (the first)",
+        column_title=f"Score by {report.second.name} (the second)",
     )

@@ -65,7 +65,7 @@ def _overview_charts(report: judge_quality.QualityReport) -> list[charts.BarChar
     return [
         charts.bar_chart(
             f"{METRIC_NAMES[metric]} (95% interval)",
-            [(run.run.name, run.overall.scores[metric].value) for run in report.runs],
+            [(run.run.display_name, run.overall.scores[metric].value) for run in report.runs],
             maximum=1,
             number_format="{:.3f}",
             intervals=[run.overall.scores[metric].interval for run in report.runs],
@@ -77,7 +77,7 @@ def _overview_charts(report: judge_quality.QualityReport) -> list[charts.BarChar
 
 def _breakdowns(report: judge_quality.QualityReport) -> list[dict[str, object]]:
     """Per dimension: the groups' rows for the table, and F1 per group and run as a chart."""
-    legend = [(index, run.run.name) for index, run in enumerate(report.runs)]
+    legend = [(index, run.run.display_name) for index, run in enumerate(report.runs)]
     breakdowns = []
     for key, heading in judge_quality.DIMENSIONS:
         rows = report.side_by_side(key)
@@ -104,14 +104,15 @@ def _breakdowns(report: judge_quality.QualityReport) -> list[dict[str, object]]:
 
 
 def _confusions(report: judge_quality.QualityReport) -> list[charts.Heatmap]:
+    reference = judge_quality.Reference(report.reference).label
     return [
         charts.heatmap(
-            f"{run.run.name}: confusion matrix",
+            f"{run.run.display_name}: confusion matrix",
             ["Safe", "Unsafe"],
             ["Safe", "Unsafe", "Invalid"],
             run.overall.confusion.tolist(),
-            row_title="Reference",
-            column_title="Judge",
+            row_title=f"Reference: {reference}",
+            column_title=f"Answer of {run.run.display_name}",
         )
         for run in report.runs
     ]

@@ -26,7 +26,7 @@ from annotation.consensus import CODE_LABELS, SCALES, LabelRows, consensus_codes
 from curation.arrays import InArray, code_of, fetch_rows, int_matrix
 from curation.models import Project, Record
 from curation.selectors import usernames
-from judging.models import JudgeRun
+from judging.models import JudgeRun, name_shared
 from judging.selectors import VerdictRows, run_protocol, run_score_scale, verdict_rows
 from review.models import Disagreement, PendingCheck
 from stats import metrics
@@ -428,6 +428,10 @@ def _take(rows, order: np.ndarray):
 
 
 def _runs(ids: list[int]) -> dict[int, tuple[str, int]]:
-    """{run id: (name, the scale of its scores)}."""
-    runs = JudgeRun.objects.filter(pk__in=ids).select_related("judge")
-    return {run.pk: (run.name, run_score_scale(run_protocol(run))) for run in runs}
+    """{run id: (name as pages name it, the scale of its scores)}."""
+    runs = (
+        JudgeRun.objects.filter(pk__in=ids)
+        .annotate(name_is_shared=name_shared())
+        .select_related("judge")
+    )
+    return {run.pk: (run.display_name, run_score_scale(run_protocol(run))) for run in runs}

@@ -37,9 +37,38 @@ def test_columns_rise_with_their_values_and_label_only_some_when_many() -> None:
 
 
 def test_a_heatmap_shades_cells_by_value() -> None:
-    chart = heatmap("Confusion", ["unsafe", "safe"], ["unsafe", "safe"], [[40, 10], [0, 50]])
+    chart = heatmap(
+        "Confusion",
+        ["unsafe", "safe"],
+        ["unsafe", "safe"],
+        [[40, 10], [0, 50]],
+        row_title="Reference",
+        column_title="Judge",
+    )
 
     assert [cell.shade for cell in chart.cells] == [3, 1, 0, 4]
+
+
+def test_a_heatmap_names_its_axes_in_the_drawing_to_screen_readers_and_in_its_table() -> None:
+    chart = heatmap(
+        "Confusion",
+        ["safe", "unsafe"],
+        ["safe", "unsafe", "invalid"],
+        [[40, 10, 1], [0, 50, 2]],
+        row_title="Reference <gold>",
+        column_title="Answer of judge-a",
+    )
+
+    html = render_to_string("charts/heatmap.html", {"chart": chart})
+
+    assert 'heatmap-row-title"' in html
+    assert ">Reference &lt;gold&gt;</text>" in html
+    assert ">Answer of judge-a</text>" in html
+    axes = "Rows: Reference &lt;gold&gt;. Columns: Answer of judge-a."
+    assert f'aria-label="Confusion. {axes}"' in html
+    assert f"<caption>{axes}</caption>" in html
+    assert '<th scope="colgroup" colspan="3">Answer of judge-a</th>' in html
+    assert '<th scope="col">Reference &lt;gold&gt;</th>' in html
 
 
 def test_labels_are_escaped_in_the_svg_and_the_table() -> None:

@@ -43,9 +43,29 @@ def test_a_manager_starts_a_judge_run_on_the_chosen_records(cast: Cast) -> None:
     run = JudgeRun.objects.get(project=cast.project)
     assert run.record_ids == [records[1].pk, records[2].pk]
     assert run.judge == judge and run.created_by == cast.manager
-    assert "started on 2 records" in response.content.decode()
+    page = reverse("judging:run_detail", args=[cast.project.slug, run.pk])
+    assert f'Run <a href="{page}">“{run.name}”</a> started on 2 records.' in (
+        response.content.decode()
+    )
     assert response.redirect_chain[-1][0].endswith("?consensus=none")
     assert AuditEvent.objects.filter(action="judging.run.requested", actor=cast.manager).exists()
+
+
+def test_the_announcement_links_the_run_and_escapes_its_name(cast: Cast) -> None:
+    records = make_records(cast.project, 2)
+    judge = cast.project.judges.create(
+        name="<img src=x onerror=alert(1)>",
+        protocol="rjudge",
+        connection=make_connection("http://127.0.0.1:9/v1", model_names="m"),
+        model="m",
+    )
+
+    page = bulk(cast, "manager", "judge", records, judge=judge.pk).content.decode()
+
+    run = JudgeRun.objects.get(project=cast.project)
+    assert f'<a href="{reverse("judging:run_detail", args=[cast.project.slug, run.pk])}">' in page
+    assert "<img src=x" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
 
 
 def test_sent_records_wait_in_the_adjudication_queue_until_settled(cast: Cast) -> None:

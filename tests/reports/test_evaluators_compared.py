@@ -3,6 +3,7 @@ its files come: the figures equal scikit-learn's, krippendorff's and scipy's."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import krippendorff
@@ -179,8 +180,38 @@ def test_the_page_shows_the_figures_and_the_heat_map_of_score_against_score(
     assert "Cohen&#x27;s kappa (quadratic weights)</th><td>" + f"{kappa:.3f}" in page
     assert "Safety scores: gpt-5-mini safe against Qwen3-32B safe" in page
     assert page.count('class="chart-cell shade-') == 16
+    assert "Rows: Score by gpt-5-mini safe (the first). Columns: Score by Qwen3-32B safe" in page
     assert '<th scope="row">Mistral-7B-sft</th>' in page
     assert 'aria-current="page">Evaluators</a>' in page
+
+
+def test_the_per_case_table_prints_a_degenerate_interval_as_the_value_alone(
+    cast: Cast, tmp_path: Path
+) -> None:
+    runs = import_study(cast.project, cast.manager, tmp_path / "study")
+    query = {
+        "scale": "safety",
+        "first": f"run:{runs['gpt-5-mini safe'].pk}",
+        "second": f"run:{runs['Qwen3-32B safe'].pk}",
+    }
+
+    page = cast.client_for("reviewer").get(
+        reverse("reports:evaluators", args=[cast.project.slug]), query
+    )
+
+    page_text = page.content.decode()
+    # Both evaluators give official_2 the same scores: every resample agrees exactly.
+    assert cells(page_text, "official_2")[:5] == ["3", "1.000", "1.000", "1.000", "1.000"]
+    # Mistral's scores run against each other: a range of negative numbers, said plainly.
+    spearman = cells(page_text, "Mistral-7B-sft")[4]
+    assert spearman == '-0.500 <span class="muted interval">(-1.00 to -0.50)</span>'
+
+
+def cells(page: str, row: str) -> list[str]:
+    """The cells of the row headed `row`, as printed."""
+    found = re.search(rf'<th scope="row">{re.escape(row)}</th>(.*?)</tr>', page, re.S)
+    assert found is not None, row
+    return [cell.strip() for cell in re.findall(r"<td>(.*?)</td>", found.group(1), re.S)]
 
 
 def test_the_page_refuses_a_source_it_does_not_offer(cast: Cast) -> None:

@@ -140,8 +140,28 @@ def test_the_page_compares_the_chosen_runs(cast: Cast, records, run) -> None:
     assert response.status_code == 200
     assert "judge A: confusion matrix" in page
     assert "judge B: confusion matrix" in page
+    assert "Rows: Reference: The source&#x27;s gold labels. Columns: Answer of judge B." in page
     assert "0.333" in page
     assert "F1 by attack type (95% interval)" in page
+
+
+def test_two_runs_of_one_name_are_told_apart_on_the_page(cast: Cast, records, run) -> None:
+    again = judge_run(cast.project, "judge A", {r: "unsafe" for r in records})
+    other = judge_run(cast.project, "judge B", {r: "safe" for r in records})
+
+    page = cast.client_for("reviewer").get(
+        reverse("reports:quality", args=[cast.project.slug]),
+        {"reference": "gold", "runs": [run.pk, again.pk, other.pk]},
+    )
+
+    text = page.content.decode()
+    for named in (run, again):
+        started = named.created_at
+        shown = f"judge A (#{named.pk}, {started.day} {started:%b %H:%M})"
+        # In the runs to tick, the table's rows and columns, the charts' titles.
+        assert text.count(shown) >= 4, shown
+    assert ">judge B</a>" in text
+    assert "judge B (#" not in text
 
 
 def test_the_page_compares_the_latest_runs_by_default(cast: Cast, records, run) -> None:

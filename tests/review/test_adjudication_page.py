@@ -80,6 +80,18 @@ def test_the_record_page_shows_every_label_verdict_and_the_gold_label(cast: Cast
     assert "Annotators split" in page
 
 
+def test_two_runs_of_one_name_are_told_apart_on_the_record_page(cast: Cast, people) -> None:
+    record = disputed(cast, people, 1, ("unsafe", "safe"))
+    first = judge_run(cast.project, "gpt-5-mini", {record: "safe"})
+    second = judge_run(cast.project, "gpt-5-mini", {record: "unsafe"})
+
+    page = cast.client_for("reviewer").get(record_url(cast, record)).content.decode()
+
+    assert f"<h3>gpt-5-mini (#{first.pk}, " in page
+    assert f"<h3>gpt-5-mini (#{second.pk}, " in page
+    assert "<h3>gpt-5-mini: " not in page
+
+
 def test_a_reviewer_settles_a_record_and_its_final_label_changes(cast: Cast, people) -> None:
     record = disputed(cast, people, 1, ("unsafe", "safe"))
     client = cast.client_for("reviewer")
