@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from curation.views import core, exports, imports, members, users
+from curation.views import core, exports, imports, members, project_settings, users
 
 app_name = "curation"
 
@@ -13,6 +13,11 @@ urlpatterns = [
     path("users/<int:user_id>/unlock/", users.user_unlock, name="user_unlock"),
     path("users/<int:user_id>/tokens/revoke/", users.user_token_revoke, name="user_token_revoke"),
     path("p/<slug:slug>/", core.project_overview, name="project"),
+    path(
+        "p/<slug:slug>/settings/",
+        project_settings.project_settings,
+        name="project_settings",
+    ),
     path("p/<slug:slug>/members/", members.members, name="members"),
     path(
         "p/<slug:slug>/members/<int:membership_id>/remove/",

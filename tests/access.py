@@ -81,6 +81,7 @@ RULES: dict[str, Rule] = {
     # Posted without a token, it comes back to the user page saying so.
     "curation:user_token_revoke": Rule(SUPERUSERS, method="post", in_project=False),
     "curation:project": Rule(MEMBERS),
+    "curation:project_settings": Rule(MANAGERS),
     "curation:members": Rule(MANAGERS),
     # Asked first (GET), done on the confirmation (POST).
     "curation:member_remove": Rule(MANAGERS, method="post"),
