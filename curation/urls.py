@@ -37,5 +37,10 @@ urlpatterns = [
         imports.import_changes,
         name="import_changes",
     ),
+    path(
+        "p/<slug:slug>/imports/<int:batch_id>/undo/",
+        imports.import_undo_view,
+        name="import_undo",
+    ),
     path("p/<slug:slug>/export/rjudge.zip", exports.export_rjudge, name="export_rjudge"),
 ]

@@ -100,6 +100,8 @@ RULES: dict[str, Rule] = {
     "hub:record_export": Rule(RECORD_READERS),
     "curation:import_list": Rule(MANAGERS),
     "curation:import_detail": Rule(MANAGERS),
+    # Asked first (GET), done on the confirmation (POST).
+    "curation:import_undo": Rule(MANAGERS),
     "curation:import_changes": Rule(MANAGERS, method="post", data={"decision": "keep"}),
     "curation:export_rjudge": Rule(MANAGERS),
     "annotation:annotate": Rule(ANNOTATORS),
