@@ -51,6 +51,12 @@ class ProjectSettingsForm(forms.ModelForm):
         fields = ["name", "description", "license"]
 
 
+class ProjectDeleteForm(forms.Form):
+    name = forms.CharField(
+        max_length=200, label="The project's name", help_text="Typed as it is, to confirm."
+    )
+
+
 class MembershipForm(forms.Form):
     username = forms.CharField(max_length=150)
     role = forms.ChoiceField(choices=Role.choices)

@@ -18,6 +18,11 @@ urlpatterns = [
         project_settings.project_settings,
         name="project_settings",
     ),
+    path(
+        "p/<slug:slug>/settings/delete/",
+        project_settings.project_delete_view,
+        name="project_delete",
+    ),
     path("p/<slug:slug>/members/", members.members, name="members"),
     path(
         "p/<slug:slug>/members/<int:membership_id>/remove/",

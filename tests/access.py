@@ -82,6 +82,8 @@ RULES: dict[str, Rule] = {
     "curation:user_token_revoke": Rule(SUPERUSERS, method="post", in_project=False),
     "curation:project": Rule(MEMBERS),
     "curation:project_settings": Rule(MANAGERS),
+    # Asked first (GET); posted, the project's name must be typed to confirm.
+    "curation:project_delete": Rule(MANAGERS),
     "curation:members": Rule(MANAGERS),
     # Asked first (GET), done on the confirmation (POST).
     "curation:member_remove": Rule(MANAGERS, method="post"),
