@@ -35,6 +35,8 @@ COUNTED_WITH_RECORDS = (
 )
 # The release of each of a record's entries in releases (releases.ReleaseRecord, PROTECT).
 RELEASE_VERSION = "release_entries__release__version"
+# The external ids named for each release that refuses a deletion; the others are counted.
+IDS_SHOWN = 20
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ class RecordDeletion:
     in_releases: dict[str, list[str]]
 
     def described(self) -> str:
-        """ "3 records, with 5 labels, 2 verdicts, no disagreement and no adjudication"."""
+        """In words: 3 records, with 5 labels, 2 verdicts, no disagreement and no adjudication."""
         with_them = [
             f"{count:,} {name}{pluralize(count)}" if count else f"no {name}"
             for name, count in self.going_with
@@ -61,16 +63,25 @@ class RecordDeletion:
     def refused(self) -> bool:
         return bool(self.in_releases)
 
+    def held_by_release(self) -> list[str]:
+        """Each release with the records it holds: "release 1.0.0: 12, 31 and 480 more"."""
+        described = []
+        for version, external_ids in self.in_releases.items():
+            shown = ", ".join(external_ids[:IDS_SHOWN])
+            more = len(external_ids) - IDS_SHOWN
+            described.append(
+                f"release {version}: {shown}" + (f" and {more:,} more" if more > 0 else "")
+            )
+        return described
+
     def refusal(self) -> str:
-        held = "; ".join(
-            f"release {version}: {', '.join(ids)}" for version, ids in self.in_releases.items()
-        )
-        return f"Records in a release cannot be deleted ({held})."
+        return f"Records in a release cannot be deleted ({'; '.join(self.held_by_release())})."
 
 
 def records_deletion_count(records: QuerySet[Record]) -> RecordDeletion:
     """What deleting `records` would delete with them, and the releases that refuse it."""
-    ids = list(records.values_list("id", flat=True))
+    # A subquery, not a list: an import may have created a hundred thousand records.
+    ids = records.values("id")
     going_with = []
     for relation, name in COUNTED_WITH_RECORDS:
         # A reverse relation, as COUNTED_WITH_RECORDS names only those.
@@ -87,7 +98,7 @@ def records_deletion_count(records: QuerySet[Record]) -> RecordDeletion:
     )
     for version, external_id in held:
         in_releases.setdefault(version, []).append(external_id)
-    return RecordDeletion(records=len(ids), going_with=going_with, in_releases=in_releases)
+    return RecordDeletion(records=records.count(), going_with=going_with, in_releases=in_releases)
 
 
 @transaction.atomic

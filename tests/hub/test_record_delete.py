@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 
 from curation.models import AuditEvent, Record
+from curation.services.record_deletion import RecordDeletion
 from review.models import Disagreement
 from tests.conftest import Cast
 from tests.factories import ProjectFactory
@@ -108,3 +109,15 @@ def test_only_managers_delete_records(cast: Cast, persona: str) -> None:
 
     assert response.status_code == 403
     assert Record.objects.filter(pk=chosen.pk).exists()
+
+
+def test_a_refusal_names_twenty_records_of_a_release_and_counts_the_others() -> None:
+    held = RecordDeletion(
+        records=25, going_with=[], in_releases={"1.0.0": [f"r{n}" for n in range(25)]}
+    )
+
+    assert held.refusal() == (
+        "Records in a release cannot be deleted (release 1.0.0: "
+        + ", ".join(f"r{n}" for n in range(20))
+        + " and 5 more)."
+    )
