@@ -10,8 +10,11 @@ class AuthoringConfig(AppConfig):
 
     def ready(self) -> None:
         from authoring import receivers
-        from curation.signals import project_created
+        from curation.signals import project_created, project_deleting
 
         project_created.connect(
             receivers.seed_review_settings, dispatch_uid="authoring.seed_review_settings"
+        )
+        project_deleting.connect(
+            receivers.clear_task_holds, dispatch_uid="authoring.clear_task_holds"
         )

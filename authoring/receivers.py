@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from authoring.models import DEFAULT_RUBRIC, SAFEPRO_RISK_CATEGORIES, RiskCategory, RubricCheck
+from authoring.models import (
+    DEFAULT_RUBRIC,
+    SAFEPRO_RISK_CATEGORIES,
+    Review,
+    RiskCategory,
+    RubricCheck,
+    Task,
+)
 from curation.models import Project
 
 
@@ -19,3 +26,11 @@ def seed_review_settings(sender: object, *, project: Project, **kwargs: Any) -> 
         RubricCheck(project=project, text=text, position=position)
         for position, text in enumerate(DEFAULT_RUBRIC)
     )
+
+
+def clear_task_holds(sender: object, *, project: Project, **kwargs: Any) -> None:
+    """The project is being deleted: let its tasks, their revisions and its risk categories go
+    by cascade, which reviews (holding the revision reviewed) and tasks (holding their risk
+    category) would stop."""
+    Review.objects.filter(task__project=project).delete()
+    Task.objects.filter(project=project).update(risk_category=None)

@@ -31,11 +31,12 @@ from curation.serializers import (
     ImportUploadSerializer,
     ProjectCreateSerializer,
     ProjectSerializer,
+    ProjectUpdateSerializer,
     RecordChangesDecisionSerializer,
     RecordDetailSerializer,
 )
 from curation.services.imports import import_batch_create
-from curation.services.projects import project_create
+from curation.services.projects import project_create, project_update
 from curation.services.record_changes import record_changes_decide
 
 if TYPE_CHECKING:
@@ -104,18 +105,39 @@ class ProjectList(generics.ListAPIView):
         )
 
 
-@extend_schema(tags=["projects"], summary="One project")
+@extend_schema(tags=["projects"])
 class ProjectDetail(ProjectScoped, generics.RetrieveAPIView):
     """A project you are a member of; for anyone else it does not exist (404)."""
 
     allowed_roles = ANY_MEMBER
     serializer_class = ProjectSerializer
     lookup_field = "slug"
+    # No PUT: the slug cannot change, and the other fields are changed one by one.
+    http_method_names = ["get", "patch", "head", "options"]
 
     def get_queryset(self) -> QuerySet[Project]:
         return _with_own_roles(
             Project.objects.filter(pk=self.access.project.pk), api_user(self.request)
         )
+
+    @extend_schema(summary="One project")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Change the project's name, description or license (managers)",
+        description="The fields left out stay as they are; the slug never changes.",
+        request=ProjectUpdateSerializer,
+        responses={200: ProjectSerializer},
+    )
+    def patch(self, request: Request, slug: str) -> Response:
+        # As on the settings page (curation.views.project_settings).
+        if not self.access.is_manager:
+            raise PermissionDenied("Only the project's managers change its settings.")
+        body = ProjectUpdateSerializer(data=request.data, partial=True)
+        body.is_valid(raise_exception=True)
+        project_update(actor=api_user(request), project=self.access.project, **body.validated_data)
+        return Response(ProjectSerializer(self.get_object()).data)
 
 
 @extend_schema(

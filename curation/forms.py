@@ -42,6 +42,21 @@ class ProjectForm(forms.ModelForm):
         return data
 
 
+class ProjectSettingsForm(forms.ModelForm):
+    """What a manager changes on the project's settings page; the slug stays, as addresses
+    carry it."""
+
+    class Meta:
+        model = Project
+        fields = ["name", "description", "license"]
+
+
+class ProjectDeleteForm(forms.Form):
+    name = forms.CharField(
+        max_length=200, label="The project's name", help_text="Typed as it is, to confirm."
+    )
+
+
 class MembershipForm(forms.Form):
     username = forms.CharField(max_length=150)
     role = forms.ChoiceField(choices=Role.choices)

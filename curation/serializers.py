@@ -80,6 +80,14 @@ class ProjectCreateSerializer(serializers.Serializer):
     license = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
+class ProjectUpdateSerializer(serializers.Serializer):
+    """What a manager may change of a project: any of these, the others staying as they are."""
+
+    name = serializers.CharField(max_length=200)
+    description = serializers.CharField(allow_blank=True)
+    license = serializers.CharField(max_length=200, allow_blank=True)
+
+
 class TurnSerializer(serializers.Serializer):
     """One turn of the interaction: users and the environment have content, agents a thought
     and an action; the others are null."""

@@ -24,3 +24,10 @@ verdict_changes_taken = Signal()
 # the import's transaction, once its records are written, when it held Inspect samples with
 # scores. Judging listens, to keep each task's scorer as a run of verdicts, as above.
 sample_scores_imported = Signal()
+
+# Sent with `project` inside the transaction that deletes it, before anything of it is deleted.
+# The project's rows go by cascade, which a PROTECT between two rows of the same project would
+# stop: each app clears those of its own (a review's hold on a task's revision, a run's on its
+# judge). A receiver that raises DomainError refuses the deletion, and nothing is deleted:
+# releases refuse while the project has releases that are built or being built.
+project_deleting = Signal()

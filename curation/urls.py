@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from curation.views import core, exports, imports, members, users
+from curation.views import core, exports, imports, members, project_settings, users
 
 app_name = "curation"
 
@@ -13,6 +13,16 @@ urlpatterns = [
     path("users/<int:user_id>/unlock/", users.user_unlock, name="user_unlock"),
     path("users/<int:user_id>/tokens/revoke/", users.user_token_revoke, name="user_token_revoke"),
     path("p/<slug:slug>/", core.project_overview, name="project"),
+    path(
+        "p/<slug:slug>/settings/",
+        project_settings.project_settings,
+        name="project_settings",
+    ),
+    path(
+        "p/<slug:slug>/settings/delete/",
+        project_settings.project_delete_view,
+        name="project_delete",
+    ),
     path("p/<slug:slug>/members/", members.members, name="members"),
     path(
         "p/<slug:slug>/members/<int:membership_id>/remove/",
@@ -31,6 +41,11 @@ urlpatterns = [
         "p/<slug:slug>/imports/<int:batch_id>/changes/",
         imports.import_changes,
         name="import_changes",
+    ),
+    path(
+        "p/<slug:slug>/imports/<int:batch_id>/undo/",
+        imports.import_undo_view,
+        name="import_undo",
     ),
     path("p/<slug:slug>/export/rjudge.zip", exports.export_rjudge, name="export_rjudge"),
 ]

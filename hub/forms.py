@@ -147,7 +147,10 @@ class RecordBulkForm(forms.Form):
     matches the list's filters (`filters`, the list's query string, as the page showed it)."""
 
     CHOSEN, MATCHING = "chosen", "matching"
-    action = forms.ChoiceField(choices=BulkAction.choices)
+    # Deleting goes through a page that says what goes with the records (hub.views), and only
+    # ever takes records ticked one by one: never all that some filters happen to match.
+    DELETE = "delete"
+    action = forms.ChoiceField(choices=[*BulkAction.choices, (DELETE, "Delete them")])
     scope = forms.ChoiceField(
         required=False, choices=[(CHOSEN, "The records ticked"), (MATCHING, "All that match")]
     )
@@ -178,6 +181,8 @@ class RecordBulkForm(forms.Form):
         data = self.cleaned_data
         if not self.is_matching and not data.get("records"):
             self.add_error("records", "Choose records first.")
+        if data.get("action") == self.DELETE and self.is_matching:
+            self.add_error("action", "Tick the records to delete: all that match is not offered.")
         if data.get("action") == BulkAction.JUDGE and not data.get("judge"):
             self.add_error("judge", "Choose the judge to run.")
         if data.get("action") == BulkAction.MORE_LABELS and not data.get("more"):

@@ -27,6 +27,7 @@ from curation.errors import DomainError
 from curation.models import Project
 from curation.record_table import RecordPaginator, filter_form
 from curation.requests import AuthenticatedRequest
+from curation.services.record_deletion import records_delete, records_deletion_count
 from hub.exports import FORMATS, export_response
 from hub.forms import RecordBulkForm, RecordListForm
 from hub.project_status import project_status
@@ -116,6 +117,8 @@ def record_bulk(request: AuthenticatedRequest, access: ProjectAccess) -> HttpRes
     try:
         if form.is_matching:
             return _bulk_matching(request, access, form, back)
+        if form.is_valid() and form.cleaned_data["action"] == RecordBulkForm.DELETE:
+            return _bulk_delete(request, access, form, back)
         if form.is_valid():
             outcome = records_bulk_apply(
                 actor=request.user,
@@ -163,6 +166,25 @@ def _bulk_matching(
         "back": back,
     }
     return render(request, "hub/record_bulk_confirm.html", context)
+
+
+def _bulk_delete(
+    request: AuthenticatedRequest, access: ProjectAccess, form: RecordBulkForm, back: str
+) -> HttpResponse:
+    """The ticked records: what goes with them shown for the manager to confirm, then deleted."""
+    records = access.project.records.filter(pk__in=form.cleaned_data["records"])
+    if request.POST.get("confirm") == "yes":
+        deleted = records_delete(actor=request.user, project=access.project, records=records)
+        messages.success(request, f"Deleted {deleted.described()}.")
+        return redirect(back)
+    context = {
+        "project": access.project,
+        "access": access,
+        "deletion": records_deletion_count(records),
+        "record_ids": form.cleaned_data["records"],
+        "back": back,
+    }
+    return render(request, "hub/record_delete_confirm.html", context)
 
 
 def _bulk_done(

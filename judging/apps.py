@@ -11,6 +11,7 @@ class JudgingConfig(AppConfig):
     def ready(self) -> None:
         from curation.signals import (
             evaluations_imported,
+            project_deleting,
             sample_scores_imported,
             verdict_changes_taken,
         )
@@ -24,4 +25,7 @@ class JudgingConfig(AppConfig):
         )
         sample_scores_imported.connect(
             receivers.keep_sample_scores, dispatch_uid="judging.keep_sample_scores"
+        )
+        project_deleting.connect(
+            receivers.clear_judge_holds, dispatch_uid="judging.clear_judge_holds"
         )

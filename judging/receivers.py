@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from curation.models import ImportBatch, RecordChange
+from curation.models import ImportBatch, Project, RecordChange
+from judging.models import Judge, JudgeRun
 from judging.services.evaluator_changes import evaluator_changes_take
 from judging.services.evaluator_runs import evaluator_runs_import
 from judging.services.sample_score_runs import sample_score_runs_import
@@ -34,3 +35,11 @@ def keep_sample_scores(
     """A record import held scored Inspect samples: their scores become runs, in its
     transaction."""
     sample_score_runs_import(batch=batch, scores=scores)
+
+
+def clear_judge_holds(sender: object, *, project: Project, **kwargs: Any) -> None:
+    """The project is being deleted: let its judges and prompt templates go by cascade, which
+    runs (holding their judge) and judges (holding their template) would stop. Connections are
+    the site's and stay."""
+    JudgeRun.objects.filter(project=project).update(judge=None)
+    Judge.objects.filter(project=project).update(template=None)

@@ -81,6 +81,9 @@ RULES: dict[str, Rule] = {
     # Posted without a token, it comes back to the user page saying so.
     "curation:user_token_revoke": Rule(SUPERUSERS, method="post", in_project=False),
     "curation:project": Rule(MEMBERS),
+    "curation:project_settings": Rule(MANAGERS),
+    # Asked first (GET); posted, the project's name must be typed to confirm.
+    "curation:project_delete": Rule(MANAGERS),
     "curation:members": Rule(MANAGERS),
     # Asked first (GET), done on the confirmation (POST).
     "curation:member_remove": Rule(MANAGERS, method="post"),
@@ -99,6 +102,8 @@ RULES: dict[str, Rule] = {
     "hub:record_export": Rule(RECORD_READERS),
     "curation:import_list": Rule(MANAGERS),
     "curation:import_detail": Rule(MANAGERS),
+    # Asked first (GET), done on the confirmation (POST).
+    "curation:import_undo": Rule(MANAGERS),
     "curation:import_changes": Rule(MANAGERS, method="post", data={"decision": "keep"}),
     "curation:export_rjudge": Rule(MANAGERS),
     "annotation:annotate": Rule(ANNOTATORS),

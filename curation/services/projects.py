@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.utils.text import slugify
 
+from curation.errors import DomainError
 from curation.models import Category, Membership, Project, RiskType, Role
 from curation.models.taxonomy import RJUDGE_CATEGORIES, RJUDGE_RISK_TYPES
 from curation.services.audit import audit_log
@@ -47,6 +48,37 @@ def project_create(
         obj=project,
         after={"name": name, "slug": slug},
     )
+    return project
+
+
+# What a project's settings page and `PATCH /api/projects/<slug>/` change. The slug is not among
+# them: it is in every address of the project, links and scripts included.
+PROJECT_SETTINGS = ("name", "description", "license")
+
+
+@transaction.atomic
+def project_update(*, actor: User, project: Project, **settings: str) -> Project:
+    """Change the project's name, description or license; the audit event keeps what each
+    changed field was before and is after."""
+    unknown = set(settings) - set(PROJECT_SETTINGS)
+    if unknown:
+        raise DomainError(f"Not a project setting: {', '.join(sorted(unknown))}.")
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    before = {name: getattr(project, name) for name in settings}
+    for name, value in settings.items():
+        setattr(project, name, value)
+    project.full_clean()
+    project.save(update_fields=[*settings, "updated_at"])
+    changed = [name for name, value in settings.items() if before[name] != value]
+    if changed:
+        audit_log(
+            actor=actor,
+            action="curation.project.changed",
+            project=project,
+            obj=project,
+            before={name: before[name] for name in changed},
+            after={name: settings[name] for name in changed},
+        )
     return project
 
 

@@ -19,6 +19,7 @@ from curation.record_diff import FieldChange, record_change_values
 from curation.requests import AuthenticatedRequest
 from curation.services.imports import import_batch_create, import_liveness, import_progress
 from curation.services.record_changes import CHANGES_LISTED, record_changes_decide
+from curation.services.record_deletion import import_undo, records_deletion_count
 
 RECENT_BATCHES = 50
 
@@ -70,6 +71,7 @@ def import_detail(
         "changes": _changes_with_values(batch),
         "changes_pending": batch.changes.filter(state=RecordChange.State.PENDING).exists(),
         "verdict_change_count": batch.changes.exclude(verdict_of="").count(),
+        "created_left": batch.records.exists(),
     }
     if not request.htmx:
         return render(request, "curation/import_detail.html", context)
@@ -98,6 +100,30 @@ def import_changes(
         done = "took the new version" if take else "kept the stored version"
         messages.success(request, f"You {done} of {count} record{pluralize(count)}.")
     return redirect("curation:import_detail", access.project.slug, batch.pk)
+
+
+@require_http_methods(["GET", "POST"])
+@project_view(MANAGERS)
+def import_undo_view(
+    request: AuthenticatedRequest, access: ProjectAccess, batch_id: int
+) -> HttpResponse:
+    """The records the import created: what goes with them shown, then deleted once confirmed."""
+    batch = get_object_or_404(access.project.import_batches, pk=batch_id)
+    if request.method == "POST":
+        try:
+            deleted = import_undo(actor=request.user, batch=batch)
+        except DomainError as error:
+            messages.error(request, error.message)
+        else:
+            messages.success(request, f"Import undone: deleted {deleted.described()}.")
+        return redirect("curation:import_detail", access.project.slug, batch.pk)
+    context = {
+        "project": access.project,
+        "access": access,
+        "batch": batch,
+        "deletion": records_deletion_count(batch.records.all()),
+    }
+    return render(request, "curation/import_undo.html", context)
 
 
 def _changes_with_values(batch: ImportBatch) -> list[tuple[RecordChange, list[FieldChange]]]:
