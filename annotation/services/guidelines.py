@@ -15,6 +15,7 @@ from annotation.models import GuidelineVersion
 from curation.errors import DomainError
 from curation.models import Project
 from curation.services.audit import audit_log
+from curation.services.projects import project_fields_change
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -56,26 +57,14 @@ def annotation_settings_update(*, project: Project, actor: User, **settings: Any
     Labels already given stay as they are. Lowering k below the labels a record has leaves the
     record complete; raising it offers records again until they have k.
     """
-    unknown = set(settings) - set(ANNOTATION_SETTINGS)
-    if unknown:
-        raise DomainError(f"Not an annotation setting: {', '.join(sorted(unknown))}.")
-    project = Project.objects.select_for_update().get(pk=project.pk)
-    before = {name: getattr(project, name) for name in settings}
-    for name, value in settings.items():
-        setattr(project, name, value)
-    project.full_clean()
-    project.save(update_fields=[*settings, "updated_at"])
-    changed = {name: value for name, value in settings.items() if before[name] != value}
-    if changed:
-        audit_log(
-            actor=actor,
-            action="curation.project.annotation_settings_changed",
-            project=project,
-            obj=project,
-            before={name: before[name] for name in changed},
-            after=changed,
-        )
-    return project
+    return project_fields_change(
+        actor=actor,
+        project=project,
+        fields=settings,
+        allowed=ANNOTATION_SETTINGS,
+        kind="annotation setting",
+        action="curation.project.annotation_settings_changed",
+    )
 
 
 @transaction.atomic

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils.text import slugify
@@ -58,26 +59,48 @@ PROJECT_SETTINGS = ("name", "description", "license")
 
 @transaction.atomic
 def project_update(*, actor: User, project: Project, **settings: str) -> Project:
-    """Change the project's name, description or license; the audit event keeps what each
-    changed field was before and is after."""
-    unknown = set(settings) - set(PROJECT_SETTINGS)
+    """Change the project's name, description or license."""
+    return project_fields_change(
+        actor=actor,
+        project=project,
+        fields=settings,
+        allowed=PROJECT_SETTINGS,
+        kind="project setting",
+        action="curation.project.changed",
+    )
+
+
+def project_fields_change(
+    *,
+    actor: User,
+    project: Project,
+    fields: Mapping[str, Any],
+    allowed: Sequence[str],
+    kind: str,
+    action: str,
+) -> Project:
+    """Set some of the project's own fields (those `allowed`, a `kind` of setting), checked by
+    the model, under the project's row lock; the audit event (`action`) keeps what each changed
+    field was before and is after, and none is written when nothing changed. Call it inside the
+    caller's transaction."""
+    unknown = set(fields) - set(allowed)
     if unknown:
-        raise DomainError(f"Not a project setting: {', '.join(sorted(unknown))}.")
+        raise DomainError(f"Not a {kind}: {', '.join(sorted(unknown))}.")
     project = Project.objects.select_for_update().get(pk=project.pk)
-    before = {name: getattr(project, name) for name in settings}
-    for name, value in settings.items():
+    before = {name: getattr(project, name) for name in fields}
+    for name, value in fields.items():
         setattr(project, name, value)
     project.full_clean()
-    project.save(update_fields=[*settings, "updated_at"])
-    changed = [name for name, value in settings.items() if before[name] != value]
+    project.save(update_fields=[*fields, "updated_at"])
+    changed = {name: value for name, value in fields.items() if before[name] != value}
     if changed:
         audit_log(
             actor=actor,
-            action="curation.project.changed",
+            action=action,
             project=project,
             obj=project,
             before={name: before[name] for name in changed},
-            after={name: settings[name] for name in changed},
+            after=changed,
         )
     return project
 
