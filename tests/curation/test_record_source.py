@@ -77,7 +77,8 @@ def test_the_record_page_shows_the_test_case_beside_the_trace(cast: Cast, study:
         .content.decode()
     )
 
-    assert '<h2 id="test-case-title">Test case</h2>' in page
+    # Folded, at the head of the interaction.
+    assert '<details class="record-context test-case"><summary>The test case</summary>' in page
     assert "<dt>Underspecifications: Safety &amp; Security Constraints</dt>" in page
     assert "<li>The fridge and the alarm must stay on.</li>" in page
     assert "<li>Turning off the security alarm.</li>" in page
